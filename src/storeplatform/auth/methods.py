@@ -1,0 +1,195 @@
+"""The host's authentication methods, registered as a default plugin.
+
+Application passwords and consumer keys over Basic, cookie session + nonce, JWT bearer.
+"""
+import base64
+import binascii
+import time
+from datetime import timedelta
+
+import jwt
+from sqlalchemy import select
+
+from ..db.types import utcnow
+from ..hookspecs import hookimpl
+from ..rest.errors import RestError
+from ..store.models import AppPassword, AuthSession, ConsumerKey, User
+from .identity import Identity
+from .tokens import constant_time_equal, keyed_hash, random_token
+
+SESSION_COOKIE = "storeplatform_session"
+NONCE_TICK = 12 * 3600
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+@hookimpl(trylast=True)
+def storeplatform_authenticate(request):
+    header = request.headers.get("Authorization", "")
+    scheme, _, value = header.partition(" ")
+    scheme = scheme.lower()
+    if scheme == "basic":
+        login, password = _basic_credentials(value)
+        if login.startswith("ck_"):
+            return consumer_key_identity(request, login, password)
+        return app_password_identity(request, login, password)
+    if scheme == "bearer":
+        return jwt_identity(request, value.strip())
+    if SESSION_COOKIE in request.cookies:
+        return cookie_identity(request)
+    return None
+
+
+def _secret(request):
+    return request.registry.settings["storeplatform.secret"]
+
+
+def _basic_credentials(value):
+    try:
+        decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise RestError(401, "rest_authentication_failed", "The Authorization header is malformed.")
+    login, sep, password = decoded.partition(":")
+    if not sep:
+        raise RestError(401, "rest_authentication_failed", "The Authorization header is malformed.")
+    return login, password
+
+
+def _failed():
+    return RestError(401, "rest_authentication_failed", "The provided credentials are incorrect.")
+
+
+# --- application passwords ---------------------------------------------------------------
+
+def hash_app_password(secret, password):
+    return keyed_hash(secret, "".join(password.split()), "app_password")
+
+
+def new_app_password(session, secret, user, name):
+    """Create an application password; return the plain text (shown once, grouped by four)."""
+    password = random_token(24)
+    session.add(AppPassword(user_id=user.id, name=name, token_hash=hash_app_password(secret, password)))
+    return " ".join(password[i:i + 4] for i in range(0, 24, 4))
+
+
+def app_password_identity(request, login, password):
+    password = "".join(password.split())  # spaces are ignored, as displayed in groups
+    if len(password) != 24 or not password.isalnum():
+        raise _failed()
+    row = request.db.execute(
+        select(AppPassword).where(AppPassword.token_hash == hash_app_password(_secret(request), password))
+    ).scalar_one_or_none()
+    if row is None or not constant_time_equal(row.user.login, login):
+        raise _failed()
+    return Identity(row.user, "app_password")
+
+
+# --- consumer keys -----------------------------------------------------------------------
+
+def new_consumer_key(session, secret, user, permissions, description=""):
+    key = "ck_" + random_token(40, "0123456789abcdef")
+    consumer_secret = "cs_" + random_token(40, "0123456789abcdef")
+    session.add(ConsumerKey(
+        user_id=user.id, description=description, permissions=permissions,
+        key_hash=keyed_hash(secret, key, "consumer_key"),
+        secret_hash=keyed_hash(secret, consumer_secret, "consumer_secret"),
+        truncated_key=key[-7:],
+    ))
+    return key, consumer_secret
+
+
+def request_is_https(request):
+    settings = request.registry.settings["storeplatform.parsed"]
+    if request.remote_addr in settings["trusted_proxies"]:
+        forwarded = request.headers.get("X-Forwarded-Proto", "").split(",")[0].strip().lower()
+        if forwarded:
+            return forwarded == "https"
+    return request.scheme == "https"
+
+
+def consumer_key_identity(request, key, consumer_secret):
+    parsed = request.registry.settings["storeplatform.parsed"]
+    if not parsed["allow_http_consumer_keys"] and not request_is_https(request):
+        raise RestError(401, "rest_consumer_key_https_required",
+                        "Consumer keys are accepted over HTTPS only.")
+    secret = _secret(request)
+    row = request.db.execute(
+        select(ConsumerKey).where(ConsumerKey.key_hash == keyed_hash(secret, key, "consumer_key"))
+    ).scalar_one_or_none()
+    if row is None or not constant_time_equal(row.secret_hash, keyed_hash(secret, consumer_secret, "consumer_secret")):
+        raise _failed()
+    safe = request.method in SAFE_METHODS
+    if (safe and row.permissions == "write") or (not safe and row.permissions == "read"):
+        raise RestError(403, "rest_consumer_key_permissions",
+                        f"The consumer key does not have {'read' if safe else 'write'} permission.")
+    return Identity(row.user, "consumer_key", row.permissions)
+
+
+# --- cookie session + nonce --------------------------------------------------------------
+
+def start_session(request, user):
+    token = random_token(43)
+    lifetime = request.registry.settings["storeplatform.parsed"]["session_lifetime"]
+    request.db.add(AuthSession(user_id=user.id, token_hash=keyed_hash(_secret(request), token, "session"),
+                               expires_at=utcnow() + timedelta(seconds=lifetime)))
+    request.response.set_cookie(SESSION_COOKIE, token, max_age=lifetime, httponly=True, samesite="Lax",
+                                secure=request_is_https(request), path="/")
+    return token
+
+
+def session_for_cookie(request):
+    token = request.cookies.get(SESSION_COOKIE, "")
+    if not token:
+        return None
+    row = request.db.execute(
+        select(AuthSession).where(AuthSession.token_hash == keyed_hash(_secret(request), token, "session"))
+    ).scalar_one_or_none()
+    if row is None or row.expires_at <= utcnow():
+        return None
+    return row
+
+
+def make_nonce(request, session_token, tick=None):
+    tick = int(time.time() // NONCE_TICK) if tick is None else tick
+    return keyed_hash(_secret(request), f"{session_token}|{tick}", "nonce")[:20]
+
+
+def nonce_is_valid(request, session_token, nonce):
+    tick = int(time.time() // NONCE_TICK)
+    # A nonce lives for one to two ticks (12 to 24 hours).
+    return any(constant_time_equal(make_nonce(request, session_token, t), nonce) for t in (tick, tick - 1))
+
+
+def cookie_identity(request):
+    nonce = request.headers.get("X-Nonce")
+    if nonce is None:
+        return None  # a cookie alone proves nothing: it could be a cross-site request
+    row = session_for_cookie(request)
+    if row is None or not nonce_is_valid(request, request.cookies[SESSION_COOKIE], nonce):
+        raise RestError(403, "rest_cookie_invalid_nonce", "Cookie check failed: the nonce is invalid.")
+    return Identity(row.user, "cookie")
+
+
+# --- JWT ---------------------------------------------------------------------------------
+
+def _jwt_key(request):
+    return keyed_hash(_secret(request), "jwt-signing-key", "jwt")
+
+
+def issue_jwt(request, user):
+    lifetime = request.registry.settings["storeplatform.parsed"]["jwt_lifetime"]
+    now = int(time.time())
+    claims = {"sub": str(user.id), "iat": now, "exp": now + lifetime, "iss": "storeplatform"}
+    return jwt.encode(claims, _jwt_key(request), algorithm="HS256"), lifetime
+
+
+def jwt_identity(request, token):
+    try:
+        claims = jwt.decode(token, _jwt_key(request), algorithms=["HS256"], issuer="storeplatform",
+                            options={"require": ["exp", "sub", "iat"]})
+        user_id = int(claims["sub"])
+    except (jwt.PyJWTError, ValueError):
+        raise RestError(401, "rest_jwt_invalid", "The bearer token is invalid or expired.")
+    user = request.db.get(User, user_id)
+    if user is None:
+        raise RestError(401, "rest_jwt_invalid", "The bearer token is invalid or expired.")
+    return Identity(user, "jwt")

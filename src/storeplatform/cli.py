@@ -1,0 +1,261 @@
+"""The ``storeplatform -c INI ...`` command line: set-up and admin for site owners and scripts."""
+import argparse
+import contextlib
+import os
+import sys
+
+import transaction
+
+
+class CliError(Exception):
+    """A clear one-line message for stderr; exit status 1."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        # One clear line, not argparse's usage block.
+        raise CliError(f"{self.prog}: {message}")
+
+
+class Environment:
+    """What a command gets: the site's registry and a way to run a transaction."""
+
+    def __init__(self, config_uri, overrides=None):
+        from pyramid.paster import get_appsettings, setup_logging
+
+        if not os.path.exists(config_uri):
+            raise CliError(f"config file not found: {config_uri}")
+        setup_logging(config_uri)
+        settings = dict(get_appsettings(config_uri))
+        settings["huey.embedded_consumer"] = "false"  # a command never runs the web worker
+        settings.update(overrides or {})
+        from . import make_config
+
+        self.config = make_config({"here": os.path.dirname(os.path.abspath(config_uri))}, **settings)
+        self.registry = self.config.registry
+        self.settings = self.registry.settings
+
+    @contextlib.contextmanager
+    def transaction(self):
+        """A session in a transaction of its own, committed at the end unless an error."""
+        from .db.session import get_tm_session
+
+        tm = transaction.TransactionManager(explicit=True)
+        with tm:
+            yield get_tm_session(self.registry["db.session_factory"], tm, self.registry)
+
+
+def build_parser(pm=None):
+    parser = Parser(prog="storeplatform", description="Storeplatform site administration.")
+    parser.add_argument("-c", "--config", required=True, metavar="INI", help="the site's ini file")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    sub.required = True
+
+    sub.add_parser("migrate", help="upgrade the database of the host and every enabled plugin"
+                   ).set_defaults(func=cmd_migrate)
+
+    user = sub.add_parser("user", help="users and application passwords")
+    user_sub = user.add_subparsers(dest="user_command", metavar="ACTION", parser_class=Parser)
+    user_sub.required = True
+    create = user_sub.add_parser("create", help="create a user with a role")
+    create.add_argument("login")
+    create.add_argument("--role", required=True)
+    create.add_argument("--email", default="")
+    create.add_argument("--password")
+    create.set_defaults(func=cmd_user_create)
+    app_password = user_sub.add_parser("app-password", help="issue an application password (printed once)")
+    app_password.add_argument("login")
+    app_password.add_argument("--name", default="cli")
+    app_password.set_defaults(func=cmd_app_password)
+
+    ck = sub.add_parser("consumer-key", help="store consumer keys")
+    ck_sub = ck.add_subparsers(dest="ck_command", metavar="ACTION", parser_class=Parser)
+    ck_sub.required = True
+    ck_create = ck_sub.add_parser("create", help="issue a consumer key and secret (printed once)")
+    ck_create.add_argument("login")
+    ck_create.add_argument("--permissions", default="read_write", choices=("read", "write", "read_write"))
+    ck_create.add_argument("--description", default="")
+    ck_create.set_defaults(func=cmd_consumer_key)
+
+    option = sub.add_parser("option", help="site options")
+    option_sub = option.add_subparsers(dest="option_command", metavar="ACTION", parser_class=Parser)
+    option_sub.required = True
+    get = option_sub.add_parser("get", help="print an option's value")
+    get.add_argument("key")
+    get.set_defaults(func=cmd_option_get)
+    set_ = option_sub.add_parser("set", help="set an option")
+    set_.add_argument("key")
+    set_.add_argument("value")
+    set_.set_defaults(func=cmd_option_set)
+
+    worker = sub.add_parser("worker", help="run a standalone task consumer")
+    worker.add_argument("--workers", type=int, default=4)
+    worker.set_defaults(func=cmd_worker)
+
+    sub.add_parser("demo", help="load demo data").set_defaults(func=cmd_demo)
+
+    rev = sub.add_parser("db-revision", help="(developers) autogenerate a migration of a distribution")
+    rev.add_argument("package")
+    rev.add_argument("-m", "--message", required=True)
+    rev.add_argument("--path", required=True, help="the distribution's versions folder")
+    rev.add_argument("--branch")
+    rev.add_argument("--depends-on")
+    rev.set_defaults(func=cmd_db_revision)
+
+    if pm is not None:
+        pm.hook.storeplatform_cli_commands(subparsers=sub)
+    return parser
+
+
+def cmd_migrate(env, args):
+    from .migrate import upgrade
+
+    upgrade(env.registry)
+    print("database is up to date")
+    return 0
+
+
+def _find_user(session, login):
+    from sqlalchemy import select
+
+    from .store.models import User
+
+    user = session.execute(select(User).where(User.login == login)).scalar_one_or_none()
+    if user is None:
+        raise CliError(f"no user with login {login!r}")
+    return user
+
+
+def cmd_user_create(env, args):
+    from sqlalchemy import select
+
+    from .auth import ROLES
+    from .auth.passwords import hash_password
+    from .store.models import User
+
+    roles = set(env.registry["auth.role_capabilities"]) | set(ROLES)
+    if args.role not in roles:
+        raise CliError(f"unknown role {args.role!r} (roles: {', '.join(sorted(roles))})")
+    if not args.login or len(args.login) > 60 or any(c.isspace() for c in args.login):
+        raise CliError("login must be 1 to 60 characters without spaces")
+    with env.transaction() as session:
+        if session.execute(select(User.id).where(User.login == args.login)).first():
+            raise CliError(f"a user with login {args.login!r} exists already")
+        user = User(login=args.login, role=args.role, email=args.email, display_name=args.login,
+                    password_hash=hash_password(args.password) if args.password else None)
+        session.add(user)
+        session.flush()
+        print(user.id)
+    return 0
+
+
+def cmd_app_password(env, args):
+    from .auth.methods import new_app_password
+
+    with env.transaction() as session:
+        user = _find_user(session, args.login)
+        password = new_app_password(session, env.settings["storeplatform.secret"], user, args.name)
+    print(password)
+    return 0
+
+
+def cmd_consumer_key(env, args):
+    from .auth.methods import new_consumer_key
+
+    with env.transaction() as session:
+        user = _find_user(session, args.login)
+        key, secret = new_consumer_key(session, env.settings["storeplatform.secret"], user, args.permissions,
+                                       args.description)
+    print(f"{key} {secret}")
+    return 0
+
+
+def cmd_option_get(env, args):
+    import json
+
+    from .store.options import get_option
+
+    with env.transaction() as session:
+        try:
+            value = get_option(session, args.key)
+        except KeyError:
+            raise CliError(f"unknown option {args.key!r}")
+    print(value if isinstance(value, str) else json.dumps(value))
+    return 0
+
+
+def cmd_option_set(env, args):
+    from .store.options import OptionError, set_option
+
+    with env.transaction() as session:
+        try:
+            value = set_option(session, args.key, args.value)
+        except OptionError as exc:
+            raise CliError(str(exc))
+    print(value)
+    return 0
+
+
+def cmd_worker(env, args):
+    from huey.consumer import Consumer
+
+    huey = env.registry["queue.huey"]
+    if huey.immediate:
+        raise CliError("huey.url is memory://: tasks run at once, there is nothing for a worker to do")
+    if args.workers < 1:
+        raise CliError("--workers must be at least 1")
+    Consumer(huey, workers=args.workers, worker_type="thread", periodic=True).run()
+    return 0
+
+
+def cmd_demo(env, args):
+    from .plugins import call_action
+
+    with env.transaction() as session:
+        call_action(env.registry["plugins"].hook.storeplatform_demo_data, session=session)
+    print("demo data loaded")
+    return 0
+
+
+def cmd_db_revision(env, args):
+    from .migrate import make_revision
+
+    make_revision(env.registry, args.package, args.message, args.path, args.branch, args.depends_on)
+    return 0
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        config_uri = _config_from_argv(argv)
+        env = Environment(config_uri) if config_uri else None
+        parser = build_parser(env.registry["plugins"] if env else None)
+        args = parser.parse_args(argv)
+        return args.func(env, args) or 0
+    except CliError as exc:
+        print(f"storeplatform: error: {exc}" if not str(exc).startswith("storeplatform") else f"{exc}",
+              file=sys.stderr)
+        return 2 if str(exc).startswith("storeplatform") else 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # one clear line: plugin errors, settings errors, database errors
+        print(f"storeplatform: error: {exc.__class__.__name__}: {exc}", file=sys.stderr)
+        return 1
+
+
+def _config_from_argv(argv):
+    """The ini path, read before the full parse so that plugins can add commands."""
+    for i, arg in enumerate(argv):
+        if arg in ("-c", "--config") and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--config="):
+            return arg.split("=", 1)[1]
+        if arg.startswith("-c") and len(arg) > 2:
+            return arg[2:]
+    if any(a in ("-h", "--help") for a in argv):
+        return None
+    raise CliError("storeplatform: the -c INI option is required")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""Engines and sessions: one transaction per request or task, joined to a zope transaction."""
+from sqlalchemy import create_engine, event
+from sqlalchemy.orm import sessionmaker
+import zope.sqlalchemy
+
+
+def database_url(url):
+    """psycopg 3 is the driver for PostgreSQL URLs written without one."""
+    for plain in ("postgresql://", "postgres://"):
+        if url.startswith(plain):
+            return "postgresql+psycopg://" + url[len(plain):]
+    return url
+
+
+def make_engine(settings):
+    url = database_url(settings["sqlalchemy.url"])
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        # Let SQLAlchemy emit BEGIN so that a write transaction takes its lock up front
+        # (BEGIN IMMEDIATE) instead of failing to upgrade a read lock under concurrency.
+        event.listen(engine, "begin", _sqlite_begin)
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+def _sqlite_pragmas(dbapi_connection, connection_record):
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def _sqlite_begin(conn):
+    conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def make_session_factory(engine):
+    return sessionmaker(bind=engine, expire_on_commit=False)
+
+
+def get_tm_session(session_factory, transaction_manager, registry=None, request=None):
+    """A session joined to ``transaction_manager``; commit and abort belong to it.
+
+    ``session.info`` carries what code holding only a session needs: the transaction
+    manager (for after-commit work), the registry and, in a web request, the request.
+    """
+    session = session_factory(info={"tm": transaction_manager, "registry": registry, "request": request})
+    zope.sqlalchemy.register(session, transaction_manager=transaction_manager)
+    return session

@@ -1,0 +1,107 @@
+"""The host's hook specifications. Plugins implement them with ``@hookimpl``.
+
+Every spec here is documented in docs/hooks.md; a test fails when one is not.
+"""
+import pluggy
+
+hookspec = pluggy.HookspecMarker("storeplatform")
+hookimpl = pluggy.HookimplMarker("storeplatform")
+
+
+@hookspec
+def storeplatform_add_hookspecs(pm):
+    """Let a plugin add hook specifications of its own with ``pm.add_hookspecs(module)``.
+
+    Called right after the plugin is registered, before any other hook, so that other
+    plugins may implement the new hooks.
+    """
+
+
+@hookspec
+def storeplatform_includeme(config):
+    """Add routes, REST namespaces, services and views to the Pyramid configurator.
+
+    Called once per enabled plugin after the host's own configuration is committed.
+    Use ``storeplatform.rest.namespace(config, name)`` to make or extend a namespace.
+    """
+
+
+@hookspec
+def storeplatform_site_options():
+    """Declare site options: return a list of ``storeplatform.store.options.OptionSpec``.
+
+    Each spec has a key, a type (bool, string, text, int, decimal, choice), a default,
+    a section and a label. Keys are unique across the site; prefix them with the plugin name.
+    """
+
+
+@hookspec
+def storeplatform_role_capabilities():
+    """Add capabilities to roles: return ``{role: [capability, ...]}``."""
+
+
+@hookspec
+def storeplatform_order_created(order):
+    """Action: a store order was created (inside the creating transaction).
+
+    ``storeplatform.db.session_of(order)`` is its session; work that leaves the process
+    is enqueued with ``storeplatform.queue.enqueue_after_commit``.
+    """
+
+
+@hookspec
+def storeplatform_order_status_changed(order, old_status, new_status):
+    """Action: an order's status changed from ``old_status`` to ``new_status``.
+
+    Fired once per change, inside the transaction that makes it.
+    """
+
+
+@hookspec(firstresult=True)
+def storeplatform_authenticate(request):
+    """Authentication method: return a ``storeplatform.auth.Identity`` for the request,
+    or None when the request carries no credentials of this method.
+
+    The first non-None result wins. Raise ``storeplatform.rest.RestError`` (401) when the
+    request carries credentials of this method that are wrong.
+    """
+
+
+@hookspec
+def storeplatform_demo_data(session):
+    """Load demo data into ``session`` (the CLI's ``demo`` command).
+
+    Called once per plugin, after the host's own demo data; must be safe to call on a
+    database that already has the plugin's demo data (do nothing then).
+    """
+
+
+@hookspec
+def storeplatform_migration_locations():
+    """Return the folders holding the plugin's Alembic versions (one branch per distribution)."""
+
+
+@hookspec
+def storeplatform_tasks():
+    """Declare background tasks: return ``{name: function}``.
+
+    A task function receives a ``storeplatform.queue.TaskContext`` and the arguments it
+    was enqueued with (ids, not ORM objects). It runs in a transaction of its own.
+    """
+
+
+@hookspec
+def storeplatform_periodic_tasks():
+    """Declare periodic tasks: return a list of ``storeplatform.queue.Periodic``
+    (name, a ``huey.crontab(...)`` schedule, and a task function as for ``storeplatform_tasks``).
+    """
+
+
+@hookspec
+def storeplatform_cli_commands(subparsers):
+    """Add sub-commands to the ``storeplatform`` command line.
+
+    ``subparsers`` is an ``argparse`` sub-parser action; set ``func`` with
+    ``set_defaults(func=callable)``; the callable receives ``(env, args)`` where ``env``
+    is a ``storeplatform.cli.Environment`` and returns the exit status.
+    """

@@ -1,0 +1,68 @@
+"""Alembic: one version branch per distribution, the host's first."""
+import os
+
+from alembic import command
+from alembic.config import Config
+from alembic.script import ScriptDirectory
+
+from .db.meta import Base
+
+
+def alembic_config(registry, connection=None):
+    cfg = Config()
+    cfg.set_main_option("script_location", "storeplatform:migrations")
+    cfg.set_main_option("path_separator", "os")
+    locations = []
+    for group in registry["plugins"].hook.storeplatform_migration_locations():
+        locations.extend(group or ())
+    cfg.set_main_option("version_locations", os.pathsep.join(locations))
+    cfg.attributes["registry"] = registry
+    cfg.attributes["connection"] = connection
+    return cfg
+
+
+def upgrade(registry):
+    """Upgrade the host and every enabled plugin to their heads."""
+    engine = registry["db.engine"]
+    with engine.begin() as connection:
+        command.upgrade(alembic_config(registry, connection), "heads")
+
+
+def current_heads(registry):
+    return ScriptDirectory.from_config(alembic_config(registry)).get_heads()
+
+
+def tables_of(package):
+    """The tables whose models live in ``package`` (a distribution's top-level package)."""
+    names = set()
+    for mapper in Base.registry.mappers:
+        module = mapper.class_.__module__
+        if module == package or module.startswith(package + "."):
+            names.add(mapper.local_table.name)
+    for table in Base.metadata.tables.values():
+        if table.info.get("package") == package:
+            names.add(table.name)
+    return names
+
+
+def make_revision(registry, package, message, version_path, branch_label=None, depends_on=None):
+    """Autogenerate a revision of ``package``'s tables (a developer's tool, see README)."""
+    engine = registry["db.engine"]
+    with engine.begin() as connection:
+        cfg = alembic_config(registry, connection)
+        cfg.attributes["tables"] = tables_of(package)
+        head = f"{branch_label}@head" if branch_label and _branch_exists(cfg, branch_label) else "base"
+        kwargs = {}
+        if head == "base":
+            kwargs = {"branch_label": branch_label, "depends_on": depends_on}
+        return command.revision(cfg, message=message, autogenerate=True, head=head, version_path=version_path,
+                                **kwargs)
+
+
+def _branch_exists(cfg, label):
+    script = ScriptDirectory.from_config(cfg)
+    try:
+        script.get_revision(f"{label}@head")
+        return True
+    except Exception:
+        return False

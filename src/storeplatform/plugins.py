@@ -1,0 +1,88 @@
+"""The plugin manager: plugins come from entry points and are enabled by the ini file."""
+import logging
+from importlib.metadata import entry_points
+
+import pluggy
+
+from . import hookspecs
+
+ENTRY_POINT_GROUP = "storeplatform.plugins"
+log = logging.getLogger(__name__)
+
+# The host's own parts that implement hooks, registered like any plugin.
+DEFAULT_PLUGINS = (
+    "storeplatform.auth.methods",
+    "storeplatform.store.hooks",
+    "storeplatform.queue_hooks",
+)
+
+
+class PluginError(Exception):
+    """A plugin named in the ini cannot be loaded; the message names it."""
+
+
+def available_plugins():
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def make_plugin_manager(enabled):
+    """A new manager with the host's defaults and the plugins named in ``enabled``."""
+    import importlib
+
+    pm = pluggy.PluginManager("storeplatform")
+    pm.add_hookspecs(hookspecs)
+    for name in DEFAULT_PLUGINS:
+        pm.register(importlib.import_module(name), name=name)
+    found = available_plugins()
+    for name in enabled:
+        if name not in found:
+            known = ", ".join(sorted(found)) or "none"
+            raise PluginError(f"unknown plugin {name!r} in storeplatform.plugins (installed: {known})")
+        try:
+            plugin = found[name].load()
+        except Exception as exc:  # a broken plugin stops start-up with one clear line
+            raise PluginError(f"plugin {name!r} failed to load: {exc.__class__.__name__}: {exc}") from exc
+        try:
+            pm.register(plugin, name=name)
+            for impl in pm.hook.storeplatform_add_hookspecs.get_hookimpls():
+                if impl.plugin is plugin:
+                    impl.function(pm=pm)
+        except Exception as exc:
+            raise PluginError(f"plugin {name!r} failed to register: {exc.__class__.__name__}: {exc}") from exc
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise PluginError(f"plugin {exc.plugin_name!r} implements an unknown hook: {exc}") from exc
+    return pm
+
+
+def apply_filters(hook, value, **kwargs):
+    """Run a filter chain: each implementation receives the current value under the hook's
+    first argument name and returns the new one (None keeps the value unchanged).
+
+    Implementations run in pluggy's order (last registered first).
+    """
+    first = hook.spec.argnames[0]
+    for impl in reversed(hook.get_hookimpls()):
+        args = {name: (value if name == first else kwargs[name]) for name in impl.argnames}
+        result = impl.function(**args)
+        if result is not None:
+            value = result
+    return value
+
+
+def call_action(hook, **kwargs):
+    """Run every implementation of an action. One plugin's failure is logged with its name
+    and does not skip the others; the first failure is raised after all have run, so that
+    the surrounding transaction is not committed half-done.
+    """
+    first_error = None
+    for impl in reversed(hook.get_hookimpls()):
+        try:
+            impl.function(**{name: kwargs[name] for name in impl.argnames})
+        except Exception as exc:
+            log.exception("plugin %s failed in %s", impl.plugin_name, hook.name)
+            if first_error is None:
+                first_error = exc
+    if first_error is not None:
+        raise first_error

@@ -1,0 +1,146 @@
+"""The background task queue: Huey chosen by ``huey.url``; tasks declared by plugins through
+hooks, bound to the configured Huey at start-up; enqueued only after the transaction commits.
+
+The database row is the record of work to do; Huey is only the transport. Tasks take ids
+and return nothing.
+"""
+import atexit
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Callable
+
+import transaction
+from huey import MemoryHuey, RedisHuey, SqliteHuey
+from huey.consumer import Consumer
+
+from .db.session import get_tm_session
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Periodic:
+    name: str
+    schedule: Callable  # huey.crontab(...)
+    function: Callable
+
+
+class TaskContext:
+    """What a task body gets: the registry, settings, and a session in its own transaction."""
+
+    def __init__(self, registry, session, tm):
+        self.registry = registry
+        self.settings = registry.settings
+        self.session = session
+        self.tm = tm
+
+
+def make_huey(settings):
+    url = settings["huey.url"]
+    name = settings["huey.name"]
+    common = {"results": False, "utc": True}
+    if url.startswith("memory://"):
+        return MemoryHuey(name, immediate=True, **common)
+    if url.startswith("sqlite:///"):
+        return SqliteHuey(name, filename=url[len("sqlite:///"):], **common)
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        return RedisHuey(name, url=url, **common)
+    raise ValueError(f"huey.url must start with memory://, sqlite:/// or redis://, not {url!r}")
+
+
+def run_in_transaction(registry, function, *args):
+    """Run ``function(ctx, *args)`` in a transaction of its own; commit, or abort on error."""
+    tm = transaction.TransactionManager(explicit=True)
+    with tm:
+        # zope.sqlalchemy closes the session when the transaction ends.
+        session = get_tm_session(registry["db.session_factory"], tm, registry)
+        return function(TaskContext(registry, session, tm), *args)
+
+
+def bind_tasks(registry, huey):
+    """Register every declared task and periodic task with ``huey``; return {name: huey task}."""
+    pm = registry["plugins"]
+    tasks = {}
+    for declared in pm.hook.storeplatform_tasks():
+        for name, function in (declared or {}).items():
+            if name in tasks:
+                raise ValueError(f"task {name} is declared twice")
+            tasks[name] = huey.task(name=name)(_task_runner(registry, name, function))
+    for declared in pm.hook.storeplatform_periodic_tasks():
+        for periodic in declared or ():
+            if periodic.name in tasks:
+                raise ValueError(f"task {periodic.name} is declared twice")
+            tasks[periodic.name] = huey.periodic_task(periodic.schedule, name=periodic.name)(
+                _task_runner(registry, periodic.name, periodic.function))
+    return tasks
+
+
+def _task_runner(registry, name, function):
+    def run(*args):
+        try:
+            run_in_transaction(registry, function, *args)
+        except Exception:
+            log.exception("task %s%r failed", name, args)
+            raise
+
+    run.__name__ = name.replace(".", "_")
+    return run
+
+
+def enqueue_after_commit(session, name, *args):
+    """Send task ``name`` with ``args`` once the session's transaction has committed; nothing
+    is sent if it aborts. A worker therefore never sees an id whose row is not committed."""
+    registry = session.info["registry"]
+    task = registry["queue.tasks"][name]  # KeyError early: an unknown task is a bug
+    txn = session.info["tm"].get()
+
+    def send(committed):
+        if committed:
+            try:
+                task(*args)
+            except Exception:
+                log.exception("could not enqueue task %s%r after commit", name, args)
+
+    txn.addAfterCommitHook(send)
+
+
+def enqueue_now(registry, name, *args):
+    """Send a task at once (for callers outside a transaction, such as the CLI)."""
+    return registry["queue.tasks"][name](*args)
+
+
+class EmbeddedConsumer(Consumer):
+    """A consumer that lives in the web process: it must not install signal handlers (they
+    would swallow the server's SIGTERM, and only work on the main thread)."""
+
+    def _set_signal_handlers(self):
+        pass
+
+
+_embedded_lock = threading.Lock()
+
+
+def start_embedded_consumer(registry):
+    huey = registry["queue.huey"]
+    if huey.immediate:
+        return None
+    with _embedded_lock:
+        consumer = EmbeddedConsumer(huey, workers=int(registry.settings["huey.workers"]), worker_type="thread",
+                                    periodic=True, check_worker_health=False)
+        consumer.start()
+        registry["queue.consumer"] = consumer
+    atexit.register(stop_consumer, consumer)
+    return consumer
+
+
+def stop_consumer(consumer):
+    if not consumer.stop_flag.is_set():
+        consumer.stop(graceful=True)
+
+
+def includeme(config):
+    registry = config.registry
+    huey = make_huey(registry.settings)
+    registry["queue.huey"] = huey
+    registry["queue.tasks"] = bind_tasks(registry, huey)

@@ -1,0 +1,49 @@
+"""The schema index: ``GET {rest_root}/`` and ``GET {rest_root}/<namespace>/``."""
+from .schema import describe
+from .service import NAMESPACES_KEY, namespace_for_path
+
+
+def root_index(request):
+    namespaces = sorted(request.registry.get(NAMESPACES_KEY, {}))
+    prefix = request.registry.settings["storeplatform.rest_prefix"]
+    from ..store.options import get_option
+
+    return {
+        "name": get_option(request.db, "site.title"),
+        "url": request.application_url,
+        "namespaces": namespaces,
+        "routes": {f"/{name}": {"namespace": name, "_links": {"self": request.application_url + prefix + f"/{name}/"}}
+                   for name in namespaces},
+    }
+
+
+def namespace_index(request):
+    ns = namespace_for_path(request.registry, request.path.rstrip("/"))
+    if ns.index_permission:
+        from ..auth.capabilities import require
+
+        require(request, ns.index_permission)
+    return describe_namespace(request, ns)
+
+
+def describe_namespace(request, ns):
+    prefix = request.registry.settings["storeplatform.rest_prefix"]
+    routes = {}
+    for service in ns.services:
+        endpoints = []
+        for method in sorted(service.docs):
+            doc = service.docs[method]
+            args = {}
+            args.update(describe(doc["query"], "query"))
+            args.update(describe(doc["body"], "body"))
+            endpoint = {"methods": [method], "args": args, "permission": doc["permission"]}
+            if doc["response"] is not None:
+                endpoint["response"] = doc["response"]
+            endpoints.append(endpoint)
+        routes[service.path[len(prefix):]] = {
+            "namespace": ns.name,
+            "description": service.description,
+            "methods": sorted(service.docs),
+            "endpoints": endpoints,
+        }
+    return {"namespace": ns.name, "description": ns.description, "routes": routes}

@@ -1,0 +1,61 @@
+"""Pagination for every list: ``page``/``per_page`` in, ``X-Total``, ``X-TotalPages`` and ``Link`` out."""
+import colander
+from sqlalchemy import func, select
+
+from .schema import StrictInt
+
+
+def page_nodes():
+    """Fresh ``page`` and ``per_page`` nodes to add to a list's query schema."""
+    return [
+        colander.SchemaNode(StrictInt(), name="page", missing=1, validator=colander.Range(min=1),
+                            description="Current page of the collection."),
+        colander.SchemaNode(StrictInt(), name="per_page", missing=10, validator=colander.Range(min=1, max=100),
+                            description="Maximum number of items to be returned in result set."),
+    ]
+
+
+class PaginationSchema(colander.MappingSchema):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for node in page_nodes():
+            self.add(node)
+
+
+def paginate(request, stmt, *, page=None, per_page=None):
+    """Run ``stmt`` (a select of rows) for one page; set the headers; return the rows.
+
+    Two queries: the count, then the page.
+    """
+    page = page or request.validated.get("page", 1)
+    per_page = per_page or request.validated.get("per_page", 10)
+    total = request.db.execute(select(func.count()).select_from(stmt.order_by(None).subquery())).scalar_one()
+    rows = request.db.execute(stmt.limit(per_page).offset((page - 1) * per_page)).unique().scalars().all()
+    set_headers(request, total, page, per_page)
+    return rows
+
+
+def set_headers(request, total, page, per_page):
+    total_pages = (total + per_page - 1) // per_page
+    response = request.response
+    response.headers["X-Total"] = str(total)
+    response.headers["X-TotalPages"] = str(total_pages)
+    links = []
+    if page > 1:
+        links.append(f'<{_page_url(request, min(page - 1, max(total_pages, 1)))}>; rel="prev"')
+    if page < total_pages:
+        links.append(f'<{_page_url(request, page + 1)}>; rel="next"')
+    if links:
+        response.headers["Link"] = ", ".join(links)
+
+
+def _page_url(request, page):
+    params = [(k, v) for k, v in request.GET.items() if k != "page"]
+    params.append(("page", str(page)))
+    return request.path_url + "?" + "&".join(f"{_q(k)}={_q(v)}" for k, v in params)
+
+
+def _q(text):
+    from urllib.parse import quote
+
+    return quote(str(text), safe="")

@@ -1,0 +1,88 @@
+"""Settings of the host: ini keys, their defaults and the environment overrides."""
+import os
+import secrets
+from pathlib import Path
+
+from pyramid.settings import asbool, aslist
+
+ENV_OVERRIDES = {
+    "STOREPLATFORM_DATABASE_URL": "sqlalchemy.url",
+    "STOREPLATFORM_HUEY_URL": "huey.url",
+    "STOREPLATFORM_SECRET": "storeplatform.secret",
+}
+
+DEFAULTS = {
+    "sqlalchemy.url": "sqlite:///%(here)s/var/storeplatform.sqlite",
+    "huey.url": "sqlite:///%(here)s/var/huey.sqlite",
+    "huey.embedded_consumer": "true",
+    "huey.workers": "2",
+    "huey.name": "storeplatform",
+    "storeplatform.plugins": "",
+    "storeplatform.rest_prefix": "/api",
+    "storeplatform.secret": "",
+    "storeplatform.allow_http_consumer_keys": "false",
+    "storeplatform.trusted_proxies": "",
+    "storeplatform.jwt_lifetime": "3600",
+    "storeplatform.session_lifetime": "1209600",
+}
+
+
+class SettingsError(Exception):
+    """A setting has a value the platform cannot run with."""
+
+
+def normalize(settings):
+    """Return a new settings dict: defaults, then the ini, then the environment.
+
+    Values are kept as text in the dict (Pyramid's convention) except the few parsed
+    values the rest of the host reads often, stored under ``storeplatform.parsed``.
+    """
+    result = dict(settings)
+    here = result.get("here") or os.getcwd()
+    for key, value in DEFAULTS.items():
+        if key not in result or result[key] in (None, ""):
+            result[key] = value % {"here": here} if "%(here)s" in value else value
+    for env, key in ENV_OVERRIDES.items():
+        if os.environ.get(env):
+            result[key] = os.environ[env]
+    prefix = "/" + result["storeplatform.rest_prefix"].strip("/")
+    if prefix == "/":
+        raise SettingsError("storeplatform.rest_prefix must not be empty")
+    result["storeplatform.rest_prefix"] = prefix
+    if not result["storeplatform.secret"]:
+        result["storeplatform.secret"] = _development_secret(result)
+    _make_sqlite_dirs(result)
+    result["storeplatform.parsed"] = {
+        "plugins": aslist(result["storeplatform.plugins"]),
+        "allow_http_consumer_keys": asbool(result["storeplatform.allow_http_consumer_keys"]),
+        "trusted_proxies": set(aslist(result["storeplatform.trusted_proxies"])),
+        "embedded_consumer": asbool(result["huey.embedded_consumer"]),
+        "jwt_lifetime": int(result["storeplatform.jwt_lifetime"]),
+        "session_lifetime": int(result["storeplatform.session_lifetime"]),
+    }
+    return result
+
+
+def _development_secret(settings):
+    """A secret kept in var/ so that tokens survive restarts of a development site.
+
+    Production sets storeplatform.secret or STOREPLATFORM_SECRET; several processes
+    of one site must share it.
+    """
+    url = settings["sqlalchemy.url"]
+    if url.startswith("sqlite:///") and not url.endswith(":memory:"):
+        path = Path(url[len("sqlite:///"):]).parent / "secret.key"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as fh:
+                fh.write(secrets.token_hex(32))
+        return path.read_text().strip()
+    raise SettingsError("storeplatform.secret (or STOREPLATFORM_SECRET) is required with a database server")
+
+
+def _make_sqlite_dirs(settings):
+    for key in ("sqlalchemy.url", "huey.url"):
+        url = settings[key]
+        if url.startswith("sqlite:///") and ":memory:" not in url:
+            Path(url[len("sqlite:///"):].split("?")[0]).parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,165 @@
+"""Tables of the store core: users and credentials, options, content, products, orders."""
+from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from ..db.meta import Base
+from ..db.types import Money, UTCDateTime, utcnow
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    login: Mapped[str] = mapped_column(String(60), unique=True)
+    email: Mapped[str] = mapped_column(String(200), default="")
+    display_name: Mapped[str] = mapped_column(String(250), default="")
+    role: Mapped[str] = mapped_column(String(40))
+    password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    created_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
+
+
+class AppPassword(Base):
+    __tablename__ = "app_passwords"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(200), default="")
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
+    last_used_at = mapped_column(UTCDateTime, nullable=True)
+
+    user = relationship(User, lazy="joined")
+
+
+class ConsumerKey(Base):
+    __tablename__ = "consumer_keys"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    description: Mapped[str] = mapped_column(String(200), default="")
+    permissions: Mapped[str] = mapped_column(String(10))
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    secret_hash: Mapped[str] = mapped_column(String(64))
+    truncated_key: Mapped[str] = mapped_column(String(7))
+    created_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
+
+    user = relationship(User, lazy="joined")
+
+
+class AuthSession(Base):
+    """A cookie login; the cookie holds a random token, the table its keyed hash."""
+
+    __tablename__ = "auth_sessions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    expires_at = mapped_column(UTCDateTime, nullable=False)
+
+    user = relationship(User, lazy="joined")
+
+
+class Option(Base):
+    __tablename__ = "options"
+
+    key: Mapped[str] = mapped_column(String(191), primary_key=True)
+    value = mapped_column(JSON, nullable=True)
+
+
+class Post(Base):
+    """The content base: plugins keep their own fields in tables keyed by post id."""
+
+    __tablename__ = "posts"
+    __table_args__ = (
+        Index("ix_posts_type_status_created", "post_type", "status", "created_at"),
+        Index("ix_posts_type_slug", "post_type", "slug"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    post_type: Mapped[str] = mapped_column(String(40))
+    title: Mapped[str] = mapped_column(Text, default="")
+    slug: Mapped[str] = mapped_column(String(200), default="")
+    content: Mapped[str] = mapped_column(Text, default="")
+    excerpt: Mapped[str] = mapped_column(Text, default="")
+    author_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    status: Mapped[str] = mapped_column(String(20), default="publish")
+    # The status a trashed post had, so that restoring it is possible.
+    trashed_status: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    created_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
+    modified_at = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow, nullable=False)
+
+    terms = relationship("Term", secondary="post_terms", lazy="selectin", order_by="Term.id")
+
+
+class Term(Base):
+    __tablename__ = "terms"
+    __table_args__ = (UniqueConstraint("taxonomy", "slug"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    taxonomy: Mapped[str] = mapped_column(String(40), index=True)
+    name: Mapped[str] = mapped_column(String(200))
+    slug: Mapped[str] = mapped_column(String(200))
+    description: Mapped[str] = mapped_column(Text, default="")
+    color: Mapped[str] = mapped_column(String(20), default="")
+
+
+class PostTerm(Base):
+    __tablename__ = "post_terms"
+
+    post_id: Mapped[int] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True)
+    term_id: Mapped[int] = mapped_column(ForeignKey("terms.id", ondelete="CASCADE"), primary_key=True, index=True)
+
+
+class Product(Base):
+    __tablename__ = "products"
+    __table_args__ = (Index("ix_products_status_id", "status", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(250))
+    sku: Mapped[str | None] = mapped_column(String(100), unique=True, nullable=True)
+    type: Mapped[str] = mapped_column(String(20), default="simple")
+    status: Mapped[str] = mapped_column(String(20), default="publish")
+    parent_id: Mapped[int | None] = mapped_column(ForeignKey("products.id", ondelete="CASCADE"), nullable=True, index=True)
+    regular_price = mapped_column(Money, nullable=True)
+    sale_price = mapped_column(Money, nullable=True)
+    sale_from = mapped_column(UTCDateTime, nullable=True)
+    sale_to = mapped_column(UTCDateTime, nullable=True)
+    meta = mapped_column(JSON, nullable=False, default=dict)
+    created_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
+    modified_at = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow, nullable=False)
+
+
+class Order(Base):
+    __tablename__ = "orders"
+    __table_args__ = (Index("ix_orders_status_id", "status", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    order_key: Mapped[str] = mapped_column(String(64), unique=True)
+    currency: Mapped[str] = mapped_column(String(3))
+    billing = mapped_column(JSON, nullable=False, default=dict)
+    customer_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    total = mapped_column(Money, nullable=False)
+    created_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
+    modified_at = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow, nullable=False)
+
+    line_items = relationship("OrderItem", lazy="selectin", order_by="OrderItem.id",
+                              cascade="all, delete-orphan", back_populates="order")
+
+    @property
+    def number(self):
+        return str(self.id)
+
+
+class OrderItem(Base):
+    __tablename__ = "order_items"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    order_id: Mapped[int] = mapped_column(ForeignKey("orders.id", ondelete="CASCADE"), index=True)
+    product_id: Mapped[int | None] = mapped_column(ForeignKey("products.id", ondelete="SET NULL"), nullable=True, index=True)
+    name: Mapped[str] = mapped_column(String(250))
+    quantity: Mapped[int] = mapped_column(Integer)
+    unit_price = mapped_column(Money, nullable=False)
+    total = mapped_column(Money, nullable=False)
+
+    order = relationship(Order, back_populates="line_items")

@@ -1,0 +1,128 @@
+"""Site options: declared by the host and plugins (key, type, default, section, label), kept
+in the ``options`` table, read once per transaction."""
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from sqlalchemy import select
+
+from ..db import registry_of
+from .models import Option
+
+TYPES = ("bool", "string", "text", "int", "decimal", "choice", "timezone")
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    key: str
+    type: str
+    default: object
+    section: str
+    label: str
+    description: str = ""
+    choices: tuple = field(default=())
+    min: int | None = None
+    max: int | None = None
+
+
+class OptionError(ValueError):
+    """A value that the option's type refuses; the message says why."""
+
+
+def collect_specs(pm):
+    specs = {}
+    for group in pm.hook.storeplatform_site_options():
+        for spec in group or ():
+            if spec.type not in TYPES:
+                raise ValueError(f"option {spec.key}: unknown type {spec.type!r}")
+            if spec.key in specs:
+                raise ValueError(f"option {spec.key} is declared twice")
+            specs[spec.key] = spec
+    return specs
+
+
+def specs_of(registry):
+    return registry["options.specs"]
+
+
+def coerce(spec, value):
+    """The typed value for ``value`` (JSON value or text from the CLI), or OptionError."""
+    t = spec.type
+    if t == "bool":
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off"):
+            return False
+        raise OptionError(f"{spec.key} must be true or false")
+    if t == "int":
+        if isinstance(value, bool):
+            raise OptionError(f"{spec.key} must be an integer")
+        try:
+            number = int(str(value).strip())
+        except ValueError:
+            raise OptionError(f"{spec.key} must be an integer")
+        if (spec.min is not None and number < spec.min) or (spec.max is not None and number > spec.max):
+            raise OptionError(f"{spec.key} must be between {spec.min} and {spec.max}")
+        return number
+    if t == "decimal":
+        try:
+            number = Decimal(str(value).strip())
+        except (InvalidOperation, ValueError):
+            raise OptionError(f"{spec.key} must be a number")
+        if not number.is_finite():
+            raise OptionError(f"{spec.key} must be a finite number")
+        return str(number)
+    if t == "choice":
+        if value not in spec.choices:
+            raise OptionError(f"{spec.key} must be one of {', '.join(map(str, spec.choices))}")
+        return value
+    if t == "timezone":
+        try:
+            ZoneInfo(str(value))
+        except (ZoneInfoNotFoundError, ValueError):
+            raise OptionError(f"{spec.key} must be a time zone name such as Europe/Paris")
+        return str(value)
+    if not isinstance(value, str):
+        raise OptionError(f"{spec.key} must be text")
+    return value
+
+
+def load_options(session):
+    """Every option's value (stored or default), one query per transaction."""
+    cache = session.info.get("options")
+    if cache is None:
+        specs = specs_of(registry_of(session))
+        stored = dict(session.execute(select(Option.key, Option.value)).all())
+        cache = {key: stored.get(key, spec.default) for key, spec in specs.items()}
+        session.info["options"] = cache
+    return cache
+
+
+def get_option(session, key):
+    options = load_options(session)
+    if key not in options:
+        raise KeyError(f"unknown option {key!r}")
+    return options[key]
+
+
+def set_option(session, key, value):
+    """Validate and store one option; returns the stored value."""
+    specs = specs_of(registry_of(session))
+    if key not in specs:
+        raise OptionError(f"unknown option {key!r}")
+    value = coerce(specs[key], value)
+    row = session.get(Option, key)
+    if row is None:
+        session.add(Option(key=key, value=value))
+    else:
+        row.value = value
+    session.flush()
+    session.info.pop("options", None)
+    return value
+
+
+def site_timezone(session):
+    return ZoneInfo(get_option(session, "site.timezone"))

@@ -1,0 +1,103 @@
+"""Orders: creation and status changes, each firing its host action exactly once."""
+import secrets
+from decimal import Decimal
+
+from sqlalchemy import select
+
+from ..db import registry_of
+from ..plugins import call_action
+from .models import Order, OrderItem, Product
+from .options import get_option
+from .products import current_price
+
+STATUSES = ("pending", "processing", "on-hold", "completed", "cancelled", "refunded", "failed")
+PAID_STATUSES = ("processing", "completed")
+
+
+class OrderError(ValueError):
+    """Bad order input; ``params`` maps each bad field to a message."""
+
+    def __init__(self, params):
+        super().__init__("; ".join(f"{k}: {v}" for k, v in params.items()))
+        self.params = params
+
+
+def new_order_key():
+    return "order_" + secrets.token_urlsafe(18)
+
+
+def build_line_items(session, items):
+    """Line items priced from the products, in Decimal. ``items``: [{product_id, quantity}]."""
+    ids = {item["product_id"] for item in items}
+    products = {p.id: p for p in session.execute(select(Product).where(Product.id.in_(ids))).scalars()}
+    errors = {}
+    lines = []
+    for index, item in enumerate(items):
+        product = products.get(item["product_id"])
+        if product is None:
+            errors[f"line_items.{index}.product_id"] = f"product {item['product_id']} does not exist"
+            continue
+        if product.type == "variable":
+            errors[f"line_items.{index}.product_id"] = "a variable product cannot be ordered; order one of its variations"
+            continue
+        price = current_price(product)
+        if price is None:
+            errors[f"line_items.{index}.product_id"] = f"product {product.id} has no price"
+            continue
+        quantity = item["quantity"]
+        lines.append(OrderItem(product_id=product.id, name=product.name, quantity=quantity,
+                               unit_price=price, total=price * quantity))
+    if errors:
+        raise OrderError(errors)
+    return lines
+
+
+def create_order(session, *, line_items, billing=None, status="pending", currency=None, customer_id=None):
+    lines = build_line_items(session, line_items)
+    order = Order(
+        status=status,
+        order_key=new_order_key(),
+        currency=currency or get_option(session, "store.currency"),
+        billing=normalize_billing(billing or {}),
+        customer_id=customer_id,
+        total=sum((line.total for line in lines), Decimal("0")),
+        line_items=lines,
+    )
+    session.add(order)
+    session.flush()
+    hook = registry_of(session)["plugins"].hook
+    call_action(hook.storeplatform_order_created, order=order)
+    if status != "pending":
+        call_action(hook.storeplatform_order_status_changed, order=order, old_status="pending", new_status=status)
+    return order
+
+
+def set_order_status(session, order, new_status):
+    """Change the status with a conditional UPDATE, so that two processes changing the same
+    order at once fire the action once. Returns True when this call made the change."""
+    old_status = order.status
+    if new_status == old_status:
+        return False
+    from sqlalchemy import update
+
+    from ..db.types import utcnow
+
+    result = session.execute(
+        update(Order).where(Order.id == order.id, Order.status == old_status)
+        .values(status=new_status, modified_at=utcnow()).execution_options(synchronize_session=False)
+    )
+    if result.rowcount != 1:
+        session.refresh(order)
+        return False
+    session.refresh(order)
+    hook = registry_of(session)["plugins"].hook
+    call_action(hook.storeplatform_order_status_changed, order=order, old_status=old_status, new_status=new_status)
+    return True
+
+
+BILLING_FIELDS = ("first_name", "last_name", "company", "address_1", "address_2", "city", "state", "postcode",
+                  "country", "email", "phone")
+
+
+def normalize_billing(billing):
+    return {name: str(billing.get(name) or "") for name in BILLING_FIELDS}

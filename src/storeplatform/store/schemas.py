@@ -1,0 +1,91 @@
+"""Colander schemas of the store/v1 routes."""
+import colander
+
+from ..rest import DecimalText, PaginationSchema, StrictInt, make_partial
+from .orders import BILLING_FIELDS, STATUSES as ORDER_STATUSES
+from .products import STATUSES as PRODUCT_STATUSES, TYPES as PRODUCT_TYPES
+
+
+def _non_negative(node, value):
+    if value < 0:
+        raise colander.Invalid(node, "must not be negative")
+
+
+class ProductBody(colander.MappingSchema):
+    name = colander.SchemaNode(colander.String(), validator=colander.Length(min=1, max=250),
+                               description="Product name.")
+    sku = colander.SchemaNode(colander.String(), missing=colander.drop, validator=colander.Length(max=100),
+                              description="Stock keeping unit, unique.")
+    type = colander.SchemaNode(colander.String(), missing="simple", validator=colander.OneOf(PRODUCT_TYPES))
+    status = colander.SchemaNode(colander.String(), missing="publish", validator=colander.OneOf(PRODUCT_STATUSES))
+    parent_id = colander.SchemaNode(StrictInt(), missing=colander.drop, description="Parent of a variation.")
+    regular_price = colander.SchemaNode(DecimalText(), missing=colander.drop, validator=_non_negative)
+    sale_price = colander.SchemaNode(DecimalText(), missing=colander.drop, validator=_non_negative)
+    sale_from = colander.SchemaNode(colander.DateTime(), missing=colander.drop,
+                                    description="Start of the sale, ISO 8601 (UTC when no offset).")
+    sale_to = colander.SchemaNode(colander.DateTime(), missing=colander.drop)
+    meta = colander.SchemaNode(colander.Mapping(unknown="preserve"), missing=colander.drop,
+                               description="Free-form data of plugins.")
+
+
+ProductUpdate = make_partial(ProductBody())
+
+
+class ProductListQuery(PaginationSchema):
+    search = colander.SchemaNode(colander.String(), missing=colander.drop)
+    type = colander.SchemaNode(colander.String(), missing=colander.drop, validator=colander.OneOf(PRODUCT_TYPES))
+    status = colander.SchemaNode(colander.String(), missing=colander.drop,
+                                 validator=colander.OneOf(PRODUCT_STATUSES))
+    parent = colander.SchemaNode(StrictInt(), missing=colander.drop)
+
+
+class LineItem(colander.MappingSchema):
+    product_id = colander.SchemaNode(StrictInt())
+    quantity = colander.SchemaNode(StrictInt(), missing=1, validator=colander.Range(min=1, max=100000))
+
+
+class LineItems(colander.SequenceSchema):
+    item = LineItem()
+
+
+class Billing(colander.MappingSchema):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in BILLING_FIELDS:
+            self.add(colander.SchemaNode(colander.String(), name=name, missing="",
+                                         validator=colander.Length(max=250)))
+
+
+class OrderBody(colander.MappingSchema):
+    status = colander.SchemaNode(colander.String(), missing="pending", validator=colander.OneOf(ORDER_STATUSES))
+    currency = colander.SchemaNode(colander.String(), missing=colander.drop,
+                                   validator=colander.Regex(r"^[A-Z]{3}$", "must be a three-letter code"))
+    billing = Billing(missing=colander.drop)
+    customer_id = colander.SchemaNode(StrictInt(), missing=colander.drop)
+    line_items = LineItems(validator=colander.Length(min=1, max=500))
+
+
+class OrderUpdate(colander.MappingSchema):
+    status = colander.SchemaNode(colander.String(), missing=colander.drop, validator=colander.OneOf(ORDER_STATUSES))
+    billing = Billing(missing=colander.drop)
+
+
+class OrderListQuery(PaginationSchema):
+    status = colander.SchemaNode(colander.String(), missing=colander.drop, validator=colander.OneOf(ORDER_STATUSES))
+
+
+class LoginBody(colander.MappingSchema):
+    login = colander.SchemaNode(colander.String(), validator=colander.Length(min=1, max=60))
+    password = colander.SchemaNode(colander.String(), validator=colander.Length(min=1, max=1000))
+
+
+class TokenBody(colander.MappingSchema):
+    login = colander.SchemaNode(colander.String(), missing=colander.drop)
+    password = colander.SchemaNode(colander.String(), missing=colander.drop)
+
+
+class SettingsBody(colander.MappingSchema):
+    """Any option keys of the section with their new values; checked against the option specs."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, unknown="preserve", **kwargs)

@@ -1,0 +1,233 @@
+"""Test helpers every distribution's tests use: a database per test run, apps, users with
+credentials, the error-shape assertion, SQL query counting and a real task consumer."""
+import base64
+import contextlib
+import os
+import threading
+import time
+import uuid
+
+import transaction
+from sqlalchemy import create_engine, event, inspect, text
+from sqlalchemy.engine import make_url
+
+from . import make_config
+from .db.session import database_url, get_tm_session
+
+ALL_PLUGINS = "invoicing pricecalc events"
+
+
+def server_database_url():
+    """The database server named by the environment, or None for SQLite."""
+    url = os.environ.get("STOREPLATFORM_DATABASE_URL", "")
+    return url if url and not url.startswith("sqlite") else None
+
+
+def server_huey_url():
+    url = os.environ.get("STOREPLATFORM_HUEY_URL", "")
+    return url if url.startswith("redis") else None
+
+
+class TestDatabase:
+    """A fresh database for one test run (one per xdist worker), migrated once, emptied
+    between tests."""
+
+    def __init__(self, tmp_dir):
+        server = server_database_url()
+        if server:
+            name = f"sp_test_{uuid.uuid4().hex[:12]}"
+            admin = create_engine(database_url(server), isolation_level="AUTOCOMMIT")
+            with admin.connect() as conn:
+                conn.execute(text(f'CREATE DATABASE "{name}"'))
+            admin.dispose()
+            self.admin_url = server
+            self.url = make_url(database_url(server)).set(database=name).render_as_string(hide_password=False)
+            self.name = name
+        else:
+            self.admin_url = None
+            self.url = f"sqlite:///{tmp_dir}/test.sqlite"
+            self.name = None
+        self.tmp_dir = tmp_dir
+        self.secret = "test-secret-" + uuid.uuid4().hex
+
+    def settings(self, **overrides):
+        settings = {
+            "here": str(self.tmp_dir),
+            "sqlalchemy.url": self.url,
+            "huey.url": "memory://",
+            "huey.embedded_consumer": "false",
+            "huey.name": "sp-test-" + uuid.uuid4().hex[:8],
+            "storeplatform.plugins": "",
+            "storeplatform.secret": self.secret,
+            "storeplatform.allow_http_consumer_keys": "true",
+        }
+        settings.update(overrides)
+        return settings
+
+    def migrate(self, plugins):
+        from .migrate import upgrade
+
+        config = make_config(**self.settings(**{"storeplatform.plugins": plugins}))
+        upgrade(config.registry)
+        config.registry["db.engine"].dispose()
+
+    def clean(self, engine):
+        tables = [t for t in inspect(engine).get_table_names() if t != "alembic_version"]
+        with engine.begin() as conn:
+            if engine.dialect.name == "postgresql":
+                conn.execute(text("TRUNCATE " + ", ".join(f'"{t}"' for t in tables) + " RESTART IDENTITY CASCADE"))
+            else:
+                conn.exec_driver_sql("PRAGMA foreign_keys=OFF")
+                for t in tables:
+                    conn.exec_driver_sql(f'DELETE FROM "{t}"')
+                conn.exec_driver_sql("DELETE FROM sqlite_sequence") if "sqlite_sequence" in _sqlite_tables(conn) else None
+                conn.exec_driver_sql("PRAGMA foreign_keys=ON")
+
+    def drop(self):
+        if self.name:
+            admin = create_engine(database_url(self.admin_url), isolation_level="AUTOCOMMIT")
+            with admin.connect() as conn:
+                conn.execute(text(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)'))
+            admin.dispose()
+
+
+def _sqlite_tables(conn):
+    return {row[0] for row in conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+class Site:
+    """An app under test: WebTest app, registry, and helpers to make users and credentials."""
+
+    def __init__(self, settings):
+        from webtest import TestApp
+
+        self.config = make_config(**settings)
+        self.registry = self.config.registry
+        self.wsgi = self.config.make_wsgi_app()
+        self.app = TestApp(self.wsgi, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+        self.prefix = self.registry.settings["storeplatform.rest_prefix"]
+        self._users = {}
+
+    @property
+    def engine(self):
+        return self.registry["db.engine"]
+
+    @contextlib.contextmanager
+    def session(self):
+        """A session in its own committed transaction (for arranging data)."""
+        tm = transaction.TransactionManager(explicit=True)
+        with tm:
+            yield get_tm_session(self.registry["db.session_factory"], tm, self.registry)
+
+    def url(self, path):
+        return self.prefix + path
+
+    def create_user(self, login, role, password=None, email=None):
+        from .auth.passwords import hash_password
+        from .store.models import User
+
+        with self.session() as s:
+            user = User(login=login, role=role, email=email or f"{login}@example.com", display_name=login.title(),
+                        password_hash=hash_password(password) if password else None)
+            s.add(user)
+            s.flush()
+            return user.id
+
+    def app_password(self, login):
+        from sqlalchemy import select
+
+        from .auth.methods import new_app_password
+        from .store.models import User
+
+        with self.session() as s:
+            user = s.execute(select(User).where(User.login == login)).scalar_one()
+            return new_app_password(s, self.registry.settings["storeplatform.secret"], user, "test")
+
+    def headers_for(self, role_or_login):
+        """Basic auth headers of an application password for a user with that role
+        (the user is made on first use, with the role as login)."""
+        if role_or_login not in self._users:
+            from .auth import ROLES
+
+            if role_or_login in ROLES or role_or_login in self.registry["auth.role_capabilities"]:
+                self.create_user(role_or_login, role_or_login)
+            password = self.app_password(role_or_login)
+            token = base64.b64encode(f"{role_or_login}:{password}".encode()).decode()
+            self._users[role_or_login] = {"Authorization": f"Basic {token}"}
+        return self._users[role_or_login]
+
+    def set_option(self, key, value):
+        from .store.options import set_option
+
+        with self.session() as s:
+            set_option(s, key, value)
+
+    def close(self):
+        consumer = self.registry.get("queue.consumer")
+        if consumer is not None:
+            consumer.stop(graceful=True)
+        self.engine.dispose()
+
+
+def assert_error(response, status, code, **data):
+    """Assert the one error body: status, code, message, data.status (and given data items)."""
+    assert response.status_int == status, (response.status, response.text[:500])
+    body = response.json
+    assert set(body) == {"code", "message", "data"}, body
+    assert body["code"] == code, body
+    assert isinstance(body["message"], str) and body["message"], body
+    assert body["data"]["status"] == status, body
+    for key, value in data.items():
+        assert body["data"][key] == value, (key, body)
+    return body
+
+
+@contextlib.contextmanager
+def count_queries(engine):
+    """Count the SQL statements executed on ``engine`` inside the block: ``with ... as n: ...; n()``."""
+    statements = []
+
+    def before(conn, cursor, statement, parameters, context, executemany):
+        if not statement.lstrip().upper().startswith(("SAVEPOINT", "RELEASE", "ROLLBACK", "BEGIN", "PRAGMA")):
+            statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", before)
+    try:
+        yield lambda: len(statements)
+    finally:
+        event.remove(engine, "before_cursor_execute", before)
+
+
+@contextlib.contextmanager
+def running_worker(registry, workers=2):
+    """A real Huey consumer (threads) on the site's queue for the duration of the block."""
+    from .queue import EmbeddedConsumer
+
+    consumer = EmbeddedConsumer(registry["queue.huey"], workers=workers, worker_type="thread",
+                                periodic=False, check_worker_health=False, initial_delay=0.05, max_delay=0.2)
+    consumer.start()
+    try:
+        yield consumer
+    finally:
+        consumer.stop(graceful=True)
+
+
+def wait_for(predicate, timeout=20.0, interval=0.05):
+    """Poll ``predicate`` until it returns a true value; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout}s")
+        time.sleep(interval)
+
+
+def queue_url(tmp_dir):
+    """A real queue for tests that need a worker: Redis when the environment names it, else SQLite."""
+    return server_huey_url() or f"sqlite:///{tmp_dir}/huey-{uuid.uuid4().hex[:8]}.sqlite"
+
+
+__all__ = ["TestDatabase", "Site", "assert_error", "count_queries", "running_worker", "wait_for", "queue_url",
+           "ALL_PLUGINS", "threading"]

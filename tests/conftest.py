@@ -1,0 +1,40 @@
+"""Fixtures shared by every test: one fresh database per test run, emptied between tests."""
+import pytest
+
+from storeplatform.plugins import available_plugins
+from storeplatform.testing import Site, TestDatabase
+
+
+@pytest.fixture(scope="session")
+def database(tmp_path_factory):
+    db = TestDatabase(tmp_path_factory.mktemp("db"))
+    # Every installed plugin's tables exist; each test enables the plugins it needs.
+    db.migrate(" ".join(sorted(available_plugins())))
+    yield db
+    db.drop()
+
+
+@pytest.fixture
+def make_site(database, tmp_path):
+    """``make_site(**settings)``: a Site on the test database; the database is empty at the
+    start of each test."""
+    sites = []
+    cleaned = []
+
+    def factory(**settings):
+        site = Site(database.settings(**settings))
+        if not cleaned:
+            database.clean(site.engine)
+            cleaned.append(True)
+        sites.append(site)
+        return site
+
+    yield factory
+    for site in sites:
+        site.close()
+
+
+@pytest.fixture
+def site(make_site):
+    """The host alone, no plugins."""
+    return make_site()
