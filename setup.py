@@ -28,7 +28,7 @@ setup(
     ],
     extras_require={
         "production": ["gunicorn>=22"],
-        "test": ["pytest>=8", "pytest-xdist>=3.5", "webtest>=3.0"],
+        "test": ["pytest>=8", "pytest-xdist>=3.5", "webtest>=3.0", "pypdf>=4.0"],
     },
     entry_points={
         "paste.app_factory": ["main = storeplatform:main"],

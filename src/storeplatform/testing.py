@@ -3,7 +3,6 @@ credentials, the error-shape assertion, SQL query counting and a real task consu
 import base64
 import contextlib
 import os
-import threading
 import time
 import uuid
 
@@ -16,15 +15,20 @@ from .db.session import database_url, get_tm_session
 
 ALL_PLUGINS = "invoicing pricecalc events"
 
+# The environment names the servers of a test run; the tests' own databases (fresh ones on
+# that server) must not be overridden by it, so the variables are taken out on import.
+_ENV_DATABASE_URL = os.environ.pop("STOREPLATFORM_DATABASE_URL", "")
+_ENV_HUEY_URL = os.environ.pop("STOREPLATFORM_HUEY_URL", "")
+
 
 def server_database_url():
     """The database server named by the environment, or None for SQLite."""
-    url = os.environ.get("STOREPLATFORM_DATABASE_URL", "")
+    url = _ENV_DATABASE_URL
     return url if url and not url.startswith("sqlite") else None
 
 
 def server_huey_url():
-    url = os.environ.get("STOREPLATFORM_HUEY_URL", "")
+    url = _ENV_HUEY_URL
     return url if url.startswith("redis") else None
 
 

@@ -1,4 +1,5 @@
 """The schema index: ``GET {rest_root}/`` and ``GET {rest_root}/<namespace>/``."""
+import re
 from .schema import describe
 from .service import NAMESPACES_KEY, namespace_for_path
 
@@ -33,17 +34,28 @@ def describe_namespace(request, ns):
         endpoints = []
         for method in sorted(service.docs):
             doc = service.docs[method]
-            args = {}
+            args = path_args(service.path)
             args.update(describe(doc["query"], "query"))
             args.update(describe(doc["body"], "body"))
             endpoint = {"methods": [method], "args": args, "permission": doc["permission"]}
             if doc["response"] is not None:
                 endpoint["response"] = doc["response"]
             endpoints.append(endpoint)
-        routes[service.path[len(prefix):]] = {
+        routes[PLACEHOLDER.sub(r"{\1}", service.path[len(prefix):])] = {
             "namespace": ns.name,
             "description": service.description,
             "methods": sorted(service.docs),
             "endpoints": endpoints,
         }
     return {"namespace": ns.name, "description": ns.description, "routes": routes}
+
+
+PLACEHOLDER = re.compile(r"\{(\w+)(?::([^}]+))?\}")
+
+
+def path_args(path):
+    """Arguments of the route pattern itself: ``{id:\\d+}`` is a required integer."""
+    return {
+        m.group(1): {"type": "integer" if m.group(2) == r"\d+" else "string", "required": True, "location": "path"}
+        for m in PLACEHOLDER.finditer(path)
+    }

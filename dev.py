@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Set-up in one command on a machine with only Python 3.11+.
+
+    python3 dev.py serve   install everything into .venv, migrate var/, load demo data, serve :6543
+    python3 dev.py test    install everything into .venv and run the whole test suite
+
+Extra arguments after ``test`` go to pytest; after ``serve`` to pserve (e.g. http_port=8080).
+"""
+import glob
+import os
+import subprocess
+import sys
+import venv
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+VENV = os.path.join(ROOT, ".venv")
+BIN = os.path.join(VENV, "Scripts" if os.name == "nt" else "bin")
+
+
+def run(*cmd, **kwargs):
+    print("+", " ".join(cmd), flush=True)
+    return subprocess.call(cmd, cwd=ROOT, **kwargs)
+
+
+def install(test=False):
+    if sys.version_info < (3, 11):
+        sys.exit("storeplatform needs Python 3.11 or newer")
+    if not os.path.exists(os.path.join(BIN, "python")):
+        venv.create(VENV, with_pip=True)
+    python = os.path.join(BIN, "python")
+    targets = ["-e", ".[test,production]" if test else ".[production]"]
+    for setup in sorted(glob.glob(os.path.join(ROOT, "plugins", "*", "setup.py"))):
+        targets += ["-e", os.path.dirname(setup)]
+    if test:
+        targets += ["-e", os.path.join(ROOT, "tests", "testplugin")]
+    status = run(python, "-m", "pip", "install", "-q", "--disable-pip-version-check", *targets)
+    if status:
+        sys.exit(status)
+    return python
+
+
+def serve(args):
+    install()
+    ini = os.path.join(ROOT, "development.ini")
+    tool = os.path.join(BIN, "storeplatform")
+    for step in (["migrate"], ["demo"]):
+        status = run(tool, "-c", ini, *step)
+        if status:
+            sys.exit(status)
+    os.execv(os.path.join(BIN, "pserve"), [os.path.join(BIN, "pserve"), ini, *args])
+
+
+def test(args):
+    python = install(test=True)
+    workers = [] if any(a.startswith("-n") for a in args) else ["-n", "2"]
+    sys.exit(run(python, "-m", "pytest", *workers, *args))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or sys.argv[1] not in ("serve", "test"):
+        sys.exit(__doc__)
+    {"serve": serve, "test": test}[sys.argv[1]](sys.argv[2:])

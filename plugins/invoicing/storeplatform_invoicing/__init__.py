@@ -1,0 +1,1 @@
+"""The invoicing plugin of storeplatform."""

@@ -1,0 +1,1 @@
+"""The pricecalc plugin of storeplatform."""

@@ -1,0 +1,9 @@
+"""Hook implementations of the pricecalc plugin (the entry point)."""
+from pathlib import Path
+
+from storeplatform.hookspecs import hookimpl
+
+
+@hookimpl
+def storeplatform_migration_locations():
+    return [str(Path(__file__).resolve().parent / "migrations" / "versions")]
