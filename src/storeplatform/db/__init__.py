@@ -6,6 +6,9 @@ from .session import get_tm_session, make_engine, make_session_factory
 def includeme(config):
     settings = config.get_settings()
     settings["tm.manager_hook"] = "pyramid_tm.explicit_manager"
+    # pyramid_tm would authenticate above the error views; authentication errors must
+    # reach them to get the error body.
+    settings["tm.annotate_user"] = "false"
     config.include("pyramid_tm")
     engine = make_engine(settings)
     session_factory = make_session_factory(engine)

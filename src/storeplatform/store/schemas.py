@@ -84,8 +84,7 @@ class TokenBody(colander.MappingSchema):
     password = colander.SchemaNode(colander.String(), missing=colander.drop)
 
 
-class SettingsBody(colander.MappingSchema):
+def SettingsBody():
     """Any option keys of the section with their new values; checked against the option specs."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, unknown="preserve", **kwargs)
+    return colander.SchemaNode(colander.Mapping(unknown="preserve"), name="body",
+                               description="Option keys of the section and their new values.")

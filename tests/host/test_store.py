@@ -1,0 +1,175 @@
+"""Store core: products, orders, settings."""
+from decimal import Decimal
+
+import pytest
+
+from storeplatform.testing import assert_error
+
+P = "/api/store/v1/products"
+O = "/api/store/v1/orders"
+
+
+@pytest.fixture
+def shop(make_site):
+    site = make_site(**{"storeplatform.plugins": "thirdparty"})
+    site.h = site.headers_for("shop_manager")
+    return site
+
+
+def product(site, **body):
+    body.setdefault("name", "Thing")
+    return site.app.post_json(P, body, headers=site.h, status=201).json
+
+
+def test_product_crud_and_partial_update(shop):
+    p = product(shop, name="Chair", sku="CH-1", regular_price="49.90", meta={"color": "red"})
+    assert p["regular_price"] == 49.9 and p["price"] == 49.9 and p["meta"] == {"color": "red"}
+    assert p["price_formatted"] == "$49.90"
+    updated = shop.app.put_json(f"{P}/{p['id']}", {"sale_price": "39.90"}, headers=shop.h).json
+    assert updated["name"] == "Chair" and updated["sku"] == "CH-1" and updated["price"] == 39.9
+    assert updated["on_sale"] is True
+    deleted = shop.app.delete(f"{P}/{p['id']}", headers=shop.h).json
+    assert deleted["deleted"] is True and deleted["previous"]["name"] == "Chair"
+    assert_error(shop.app.get(f"{P}/{p['id']}", status=404), 404, "rest_product_invalid_id")
+
+
+def test_sale_window(shop):
+    p = product(shop, regular_price="10", sale_price="8", sale_from="2099-01-01T00:00:00Z")
+    assert p["price"] == 10 and p["on_sale"] is False
+    p = product(shop, regular_price="10", sale_price="8", sale_to="2000-01-01T00:00:00+00:00")
+    assert p["price"] == 10
+    p = product(shop, regular_price="10", sale_price="8", sale_from="2000-01-01T00:00:00")
+    assert p["price"] == 8
+
+
+def test_drafts_are_hidden_from_the_public(shop):
+    p = product(shop, status="draft")
+    assert_error(shop.app.get(f"{P}/{p['id']}", status=404), 404, "rest_product_invalid_id")
+    assert shop.app.get(P).json == []
+    assert shop.app.get(f"{P}/{p['id']}", headers=shop.h).json["status"] == "draft"
+    assert [x["id"] for x in shop.app.get(P, headers=shop.h).json] == [p["id"]]
+
+
+def test_product_writes_need_manage_shop(shop):
+    assert_error(shop.app.post_json(P, {"name": "X"}, status=401), 401, "rest_not_logged_in")
+    assert_error(shop.app.post_json(P, {"name": "X"}, headers=shop.headers_for("editor"), status=403), 403,
+                 "rest_forbidden")
+
+
+def test_variations(shop):
+    parent = product(shop, name="Shirt", type="variable")
+    var = product(shop, name="Shirt L", type="variation", parent_id=parent["id"], regular_price="20")
+    assert var["parent_id"] == parent["id"]
+    simple = product(shop, name="Simple")
+    body = assert_error(shop.app.post_json(P, {"name": "V", "type": "variation", "parent_id": simple["id"]},
+                                           headers=shop.h, status=400), 400, "rest_invalid_param")
+    assert "parent_id" in body["data"]["params"]
+    assert [x["id"] for x in shop.app.get(f"{P}?parent={parent['id']}").json] == [var["id"]]
+
+
+def test_duplicate_sku_is_refused(shop):
+    product(shop, sku="A-1")
+    body = assert_error(shop.app.post_json(P, {"name": "B", "sku": "A-1"}, headers=shop.h, status=400), 400,
+                        "rest_invalid_param")
+    assert list(body["data"]["params"]) == ["sku"]
+
+
+def test_negative_and_non_numeric_prices_are_refused(shop):
+    body = assert_error(shop.app.post_json(P, {"name": "B", "regular_price": "-1", "sale_price": "Infinity"},
+                                           headers=shop.h, status=400), 400, "rest_invalid_param")
+    assert set(body["data"]["params"]) == {"regular_price", "sale_price"}
+
+
+def test_order_totals_are_decimal_and_status_change_fires_once(shop):
+    a = product(shop, regular_price="0.10")
+    b = product(shop, regular_price="0.20", sale_price="0.15")
+    order = shop.app.post_json(O, {
+        "line_items": [{"product_id": a["id"], "quantity": 3}, {"product_id": b["id"], "quantity": 1}],
+        "billing": {"first_name": "Ωμέγα", "last_name": "Дмитрий", "email": "o@example.com"},
+    }, headers=shop.h, status=201)
+    assert order.headers["Location"].endswith(f"{O}/{order.json['id']}")
+    o = order.json
+    assert o["status"] == "pending" and o["total"] == 0.45 and o["currency"] == "USD"
+    assert [li["total"] for li in o["line_items"]] == [0.3, 0.15]
+    assert o["billing"]["first_name"] == "Ωμέγα" and o["billing"]["company"] == ""
+    assert o["order_key"].startswith("order_") and len(o["order_key"]) > 20
+    with shop.session() as s:
+        from storeplatform.store.models import Order
+
+        assert s.get(Order, o["id"]).total == Decimal("0.4500")
+    shop.app.put_json(f"{O}/{o['id']}", {"status": "processing"}, headers=shop.h)
+    shop.app.put_json(f"{O}/{o['id']}", {"status": "processing"}, headers=shop.h)
+    shop.app.put_json(f"{O}/{o['id']}", {"status": "completed"}, headers=shop.h)
+    res = shop.app.get("/api/store/v1/settings/thirdparty", headers=shop.headers_for("administrator"))
+    assert res.json[0]["value"] == f"{o['id']}:pending->processing {o['id']}:processing->completed"
+
+
+def test_order_created_with_status_fires_change(shop):
+    a = product(shop, regular_price="1")
+    o = shop.app.post_json(O, {"status": "completed", "line_items": [{"product_id": a["id"]}]},
+                           headers=shop.h).json
+    res = shop.app.get("/api/store/v1/settings/thirdparty", headers=shop.headers_for("administrator"))
+    assert res.json[0]["value"] == f"{o['id']}:pending->completed"
+
+
+def test_order_validation(shop):
+    a = product(shop, regular_price="1")
+    cases = [
+        ({"line_items": []}, {"line_items"}),
+        ({"line_items": [{"product_id": 999999}]}, {"line_items.0.product_id"}),
+        ({"line_items": [{"product_id": a["id"], "quantity": 0}]}, {"line_items.0.quantity"}),
+        ({"status": "shipped", "line_items": [{"product_id": a["id"]}]}, {"status"}),
+        ({"currency": "euro", "line_items": [{"product_id": a["id"]}]}, {"currency"}),
+    ]
+    for body, params in cases:
+        res = shop.app.post_json(O, body, headers=shop.h, status=400)
+        assert set(assert_error(res, 400, "rest_invalid_param")["data"]["params"]) == params, body
+    assert shop.app.get(O, headers=shop.h).json == []
+
+
+def test_orders_list_filter_and_delete(shop):
+    a = product(shop, regular_price="1")
+    ids = [shop.app.post_json(O, {"status": s, "line_items": [{"product_id": a["id"]}]}, headers=shop.h).json["id"]
+           for s in ("pending", "completed", "completed")]
+    assert [o["id"] for o in shop.app.get(f"{O}?status=completed", headers=shop.h).json] == ids[:0:-1]
+    assert shop.app.delete(f"{O}/{ids[0]}", headers=shop.h).json["deleted"] is True
+    assert_error(shop.app.get(f"{O}/{ids[0]}", headers=shop.h, status=404), 404, "rest_order_invalid_id")
+
+
+def test_settings_by_section(shop):
+    admin = shop.headers_for("administrator")
+    sections = shop.app.get("/api/store/v1/settings", headers=admin).json["sections"]
+    assert {"general", "store", "thirdparty"} <= set(sections)
+    tz = next(o for o in sections["general"] if o["id"] == "site.timezone")
+    assert tz["value"] == "UTC" and tz["type"] == "timezone"
+    res = shop.app.put_json("/api/store/v1/settings/general", {"site.timezone": "Europe/Paris"}, headers=admin)
+    assert next(o for o in res.json if o["id"] == "site.timezone")["value"] == "Europe/Paris"
+    assert_error(shop.app.get("/api/store/v1/settings", headers=shop.h, status=403), 403, "rest_forbidden")
+    assert_error(shop.app.get("/api/store/v1/settings/nope", headers=admin, status=404), 404,
+                 "rest_settings_invalid_section")
+
+
+def test_settings_put_is_all_or_nothing(shop):
+    admin = shop.headers_for("administrator")
+    res = shop.app.put_json("/api/store/v1/settings/store", {"store.currency": "EUR", "store.decimals": "ten"},
+                            headers=admin, status=400)
+    assert list(assert_error(res, 400, "rest_invalid_param")["data"]["params"]) == ["store.decimals"]
+    values = {o["id"]: o["value"] for o in shop.app.get("/api/store/v1/settings/store", headers=admin).json}
+    assert values["store.currency"] == "USD"
+    res = shop.app.put_json("/api/store/v1/settings/store", {"site.title": "x"}, headers=admin, status=400)
+    assert list(assert_error(res, 400, "rest_invalid_param")["data"]["params"]) == ["site.title"]
+
+
+def test_currency_options_format_prices(shop):
+    admin = shop.headers_for("administrator")
+    shop.app.put_json("/api/store/v1/settings/store", {
+        "store.currency": "EUR", "store.currency_position": "right_space", "store.thousand_separator": ".",
+        "store.decimal_separator": ","}, headers=admin)
+    p = product(shop, regular_price="1234567.895")
+    assert p["price_formatted"] == "1.234.567,90 €"
+
+
+def test_users_me_needs_authentication(site):
+    assert_error(site.app.get("/api/store/v1/users/me", status=401), 401, "rest_not_logged_in")
+    me = site.app.get("/api/store/v1/users/me", headers=site.headers_for("subscriber")).json
+    assert me["role"] == "subscriber" and me["capabilities"] == ["read"]
