@@ -1,9 +1,65 @@
 """Hook implementations of the invoicing plugin (the entry point)."""
 from pathlib import Path
 
+from huey import crontab
+
 from storeplatform.hookspecs import hookimpl
+from storeplatform.queue import Periodic
 
 
 @hookimpl
 def storeplatform_migration_locations():
     return [str(Path(__file__).resolve().parent / "migrations" / "versions")]
+
+
+@hookimpl
+def storeplatform_site_options():
+    from .options import option_specs
+
+    return option_specs()
+
+
+@hookimpl
+def storeplatform_includeme(config):
+    from . import storefront, views
+
+    views.includeme(config)
+    storefront.includeme(config)
+
+
+@hookimpl
+def storeplatform_order_status_changed(order, old_status, new_status):
+    from .documents import on_status_changed
+
+    on_status_changed(order, new_status)
+
+
+@hookimpl
+def storeplatform_tasks():
+    from .bulk import TASK, regenerate_order_task
+    from .documents import RENDER_TASK, render_document_task
+
+    return {RENDER_TASK: render_document_task, TASK: regenerate_order_task}
+
+
+@hookimpl
+def storeplatform_periodic_tasks():
+    from .documents import sweep_pending_task
+    from .storefront import purge_rate_windows_task
+
+    return [Periodic("invoicing.sweep_pending", crontab(minute="*/10"), sweep_pending_task),
+            Periodic("invoicing.purge_rate_windows", crontab(minute="*/15"), purge_rate_windows_task)]
+
+
+@hookimpl
+def storeplatform_cli_commands(subparsers):
+    from .bulk import add_commands
+
+    add_commands(subparsers)
+
+
+@hookimpl
+def storeplatform_demo_data(session):
+    from .demo import load_demo
+
+    load_demo(session)

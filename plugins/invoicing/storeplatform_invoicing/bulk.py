@@ -1,0 +1,138 @@
+"""Bulk regeneration: ``storeplatform -c INI invoicing regenerate [--status S] [ORDER_ID ...]``.
+
+The command writes a job and one item per order, enqueues one task per order, and shows a
+progress bar (on stderr) read from the job's items while workers do the work. A re-run is
+safe: regeneration keeps each document's number, and an interrupted job just stops being
+watched while its queued tasks still run.
+"""
+import logging
+import sys
+import time
+
+from sqlalchemy import func, insert, select, update
+
+from storeplatform.cli import CliError, Parser
+from storeplatform.queue import enqueue_now
+from storeplatform.store.models import Order
+from storeplatform.store.orders import STATUSES
+
+from .documents import UnbillableOrder, regenerate
+from .models import DOCUMENT_TYPES, Job, JobItem
+
+log = logging.getLogger(__name__)
+TASK = "invoicing.regenerate_order"
+INSERT_CHUNK = 1000
+
+
+def add_commands(subparsers):
+    inv = subparsers.add_parser("invoicing", help="invoice documents of orders")
+    inv_sub = inv.add_subparsers(dest="invoicing_command", metavar="ACTION", parser_class=Parser)
+    inv_sub.required = True
+    regen = inv_sub.add_parser("regenerate", help="regenerate the PDFs of orders in the background")
+    regen.add_argument("order_ids", nargs="*", metavar="ORDER_ID", help="orders to regenerate (default: all)")
+    regen.add_argument("--status", action="append", default=[],
+                       help="only orders with this status (repeatable)")
+    regen.add_argument("--force-type", choices=DOCUMENT_TYPES, help="make this document type")
+    regen.add_argument("--no-wait", action="store_true", help="enqueue and return without watching")
+    regen.set_defaults(func=cmd_regenerate)
+
+
+def _order_ids(args):
+    ids = []
+    for text in args.order_ids:
+        if not text.isdigit() or len(text) > 18:
+            raise CliError(f"ORDER_ID must be a positive integer, not {text!r}")
+        ids.append(int(text))
+    for status in args.status:
+        if status not in STATUSES:
+            raise CliError(f"unknown status {status!r} (statuses: {', '.join(STATUSES)})")
+    return ids
+
+
+def cmd_regenerate(env, args):
+    ids = _order_ids(args)
+    with env.transaction() as session:
+        stmt = select(Order.id).order_by(Order.id)
+        if ids:
+            stmt = stmt.where(Order.id.in_(ids))
+        if args.status:
+            stmt = stmt.where(Order.status.in_(args.status))
+        order_ids = session.execute(stmt).scalars().all()
+        if ids:
+            missing = sorted(set(ids) - set(order_ids))
+            if missing and not args.status:
+                raise CliError("no order with id " + ", ".join(map(str, missing)))
+        job = Job(force_type=args.force_type, total=len(order_ids))
+        session.add(job)
+        session.flush()
+        job_id = job.id
+        for start in range(0, len(order_ids), INSERT_CHUNK):
+            session.execute(insert(JobItem), [{"job_id": job_id, "order_id": oid, "done": False}
+                                              for oid in order_ids[start:start + INSERT_CHUNK]])
+    total = len(order_ids)
+    if not total:
+        print("no orders to regenerate", file=sys.stderr)
+        print(f"job {job_id}: 0 orders")
+        return 0
+    # The items are committed before the first task is sent, so a worker always finds them.
+    for oid in order_ids:
+        enqueue_now(env.registry, TASK, job_id, oid)
+    if args.no_wait:
+        print(f"job {job_id}: {total} orders enqueued")
+        return 0
+    done, failed = watch(env, job_id, total)
+    print(f"job {job_id}: {done - failed} of {total} orders regenerated, {failed} failed")
+    return 1 if failed else 0
+
+
+def progress(env, job_id):
+    with env.transaction() as session:
+        done, failed = session.execute(
+            select(func.count(), func.count(JobItem.error)).where(JobItem.job_id == job_id, JobItem.done.is_(True))
+        ).one()
+    return done, failed
+
+
+def watch(env, job_id, total, interval=0.25, stream=None):
+    stream = stream or sys.stderr
+    started = time.monotonic()
+    print(f"regenerating {total} orders (job {job_id}); the worker (storeplatform worker) does the work; "
+          "Ctrl-C stops watching, not the job", file=stream)
+    while True:
+        done, failed = progress(env, job_id)
+        draw(stream, done, total, failed, time.monotonic() - started)
+        if done >= total:
+            stream.write("\n")
+            stream.flush()
+            return done, failed
+        time.sleep(interval)
+
+
+def draw(stream, done, total, failed, elapsed, width=30):
+    filled = width * done // total
+    bar = "#" * filled + "-" * (width - filled)
+    extra = f", {failed} failed" if failed else ""
+    stream.write(f"\r[{bar}] {done}/{total} ({100 * done // total}%{extra}) {elapsed:.0f}s")
+    stream.flush()
+
+
+def regenerate_order_task(ctx, job_id, order_id):
+    """Regenerate one order of a job and mark its item done, in the same transaction; a
+    failure is recorded on the item in a transaction of its own."""
+    session = ctx.session
+    force_type = session.execute(select(Job.force_type).where(Job.id == job_id)).scalar_one_or_none()
+    order = session.get(Order, order_id)
+    error = None
+    if order is None:
+        error = "the order no longer exists"
+    else:
+        try:
+            with session.begin_nested():
+                regenerate(session, order, force_type)
+        except UnbillableOrder as exc:
+            error = f"the order is {exc}"
+        except Exception as exc:  # recorded on the item, so the job still finishes
+            log.exception("invoicing: regenerating order %s of job %s failed", order_id, job_id)
+            error = f"{exc.__class__.__name__}: {exc}"[:500]
+    session.execute(update(JobItem).where(JobItem.job_id == job_id, JobItem.order_id == order_id)
+                    .values(done=True, error=error))

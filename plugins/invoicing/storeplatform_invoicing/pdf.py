@@ -1,0 +1,128 @@
+"""The PDF of a document, made with reportlab's platypus."""
+import io
+import threading
+from decimal import Decimal
+
+from reportlab.lib import colors
+from reportlab.lib.enums import TA_RIGHT
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.lib.units import mm
+from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
+from storeplatform.store.money import CURRENCY_SYMBOLS, currency_format, format_money
+from storeplatform.store.options import load_options, site_timezone
+
+from .fonts import bundled_fonts, markup, site_font
+
+TITLES = {"invoice": "Invoice", "receipt": "Receipt", "credit-note": "Credit note", "packing-slip": "Packing slip"}
+
+# reportlab keeps per-font state between documents and does not promise thread safety;
+# one document at a time per process (the GIL allows no more than that anyway).
+_render_lock = threading.Lock()
+
+
+def billing_lines(billing):
+    name = " ".join(p for p in (billing.get("first_name", ""), billing.get("last_name", "")) if p)
+    city = " ".join(p for p in (billing.get("postcode", ""), billing.get("city", "")) if p)
+    lines = [name, billing.get("company", ""), billing.get("address_1", ""), billing.get("address_2", ""),
+             city, billing.get("state", ""), billing.get("country", ""), billing.get("email", ""),
+             billing.get("phone", "")]
+    return [line for line in lines if line]
+
+
+def money_format_for(session, currency):
+    fmt = dict(currency_format(session))
+    if currency and currency != fmt["currency"]:
+        fmt["symbol"] = CURRENCY_SYMBOLS.get(currency, currency)
+        fmt["currency"] = currency
+    return fmt
+
+
+def render_pdf(session, order, document, generated_at):
+    """The PDF bytes of ``document`` for ``order`` as the order is now."""
+    options = load_options(session)
+    tz = site_timezone(session)
+    fmt = money_format_for(session, order.currency)
+    with _render_lock:
+        regular, bold = bundled_fonts()
+        extra = site_font(options["invoicing.font_path"])
+        fallbacks = (extra,) if extra else ()
+        return _build(order, document, generated_at.astimezone(tz), order.created_at.astimezone(tz), options,
+                      fmt, regular, bold, fallbacks)
+
+
+def _build(order, document, generated, created, options, fmt, regular, bold, fallbacks):
+    styles = {
+        "shop": ParagraphStyle("shop", fontName=bold, fontSize=15, leading=19),
+        "normal": ParagraphStyle("normal", fontName=regular, fontSize=9.5, leading=12.5),
+        "title": ParagraphStyle("title", fontName=bold, fontSize=20, leading=24, alignment=TA_RIGHT),
+        "right": ParagraphStyle("right", fontName=regular, fontSize=9.5, leading=12.5, alignment=TA_RIGHT),
+        "head": ParagraphStyle("head", fontName=bold, fontSize=9.5, leading=12.5),
+        "head_right": ParagraphStyle("head_right", fontName=bold, fontSize=9.5, leading=12.5, alignment=TA_RIGHT),
+    }
+
+    def p(text, style="normal"):
+        font = bold if styles[style].fontName == bold else regular
+        return Paragraph(markup(text, font, fallbacks), styles[style])
+
+    def lines(values, style="normal"):
+        font = bold if styles[style].fontName == bold else regular
+        return Paragraph("<br/>".join(markup(v, font, fallbacks) for v in values), styles[style])
+
+    width = A4[0] - 36 * mm
+    credit = document.document_type == "credit-note"
+    sign = Decimal(-1) if credit else Decimal(1)
+    money = lambda value: format_money(sign * value, fmt)  # noqa: E731
+
+    story = []
+    shop = [lines([options["store.name"]], "shop"), lines(options["store.address"].splitlines())]
+    story.append(Table([[shop, [p(TITLES[document.document_type], "title"), p(document.display_number, "right")]]],
+                       colWidths=[width * 0.55, width * 0.45],
+                       style=[("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0),
+                              ("RIGHTPADDING", (0, 0), (-1, -1), 0)]))
+    story.append(Spacer(1, 10 * mm))
+    details = [
+        [p("Document number:", "head"), p(document.display_number)],
+        [p("Document date:", "head"), p(generated.date().isoformat())],
+        [p("Order number:", "head"), p(order.number)],
+        [p("Order date:", "head"), p(created.date().isoformat())],
+    ]
+    billing = [p("Billing address", "head"), lines(billing_lines(order.billing or {}) or ["-"])]
+    story.append(Table([[billing, Table(details, colWidths=[38 * mm, width * 0.45 - 38 * mm],
+                                        style=[("LEFTPADDING", (0, 0), (-1, -1), 0)])]],
+                       colWidths=[width * 0.55, width * 0.45],
+                       style=[("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
+    story.append(Spacer(1, 8 * mm))
+
+    priced = document.document_type != "packing-slip"
+    if priced:
+        rows = [[p("Product", "head"), p("Quantity", "head_right"), p("Price", "head_right"),
+                 p("Total", "head_right")]]
+        rows += [[p(li.name), p(str(li.quantity), "right"), p(money(li.unit_price), "right"),
+                  p(money(li.total), "right")] for li in order.line_items]
+        widths = [width * 0.49, width * 0.13, width * 0.19, width * 0.19]
+    else:
+        rows = [[p("Product", "head"), p("Quantity", "head_right")]]
+        rows += [[p(li.name), p(str(li.quantity), "right")] for li in order.line_items]
+        widths = [width * 0.8, width * 0.2]
+    story.append(Table(rows, colWidths=widths, repeatRows=1, style=TableStyle([
+        ("LINEBELOW", (0, 0), (-1, 0), 0.8, colors.black),
+        ("LINEBELOW", (0, 1), (-1, -1), 0.25, colors.lightgrey),
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+    ])))
+    if priced:
+        subtotal = sum((li.total for li in order.line_items), Decimal(0))
+        label = "Refund total" if credit else "Total"
+        totals = [[p("Subtotal", "right"), p(money(subtotal), "right")],
+                  [p(label, "head_right"), p(money(order.total), "head_right")]]
+        story.append(Spacer(1, 3 * mm))
+        story.append(Table(totals, colWidths=[width * 0.81, width * 0.19], style=[
+            ("LINEABOVE", (0, 1), (-1, 1), 0.8, colors.black)]))
+
+    buffer = io.BytesIO()
+    doc = SimpleDocTemplate(buffer, pagesize=A4, leftMargin=18 * mm, rightMargin=18 * mm, topMargin=18 * mm,
+                            bottomMargin=18 * mm, title=f"{TITLES[document.document_type]} {document.display_number}",
+                            author=options["store.name"], creator="storeplatform-invoicing")
+    doc.build(story)
+    return buffer.getvalue()
