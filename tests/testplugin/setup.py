@@ -6,5 +6,6 @@ setup(
     description="A tiny third-party plugin for the tests: installed through its own entry point.",
     packages=["sp_thirdparty"],
     install_requires=["storeplatform"],
-    entry_points={"storeplatform.plugins": ["thirdparty = sp_thirdparty"]},
+    entry_points={"storeplatform.plugins": ["thirdparty = sp_thirdparty", "broken = sp_thirdparty.broken",
+                                            "thirdparty_tasks = sp_thirdparty.tasks"]},
 )

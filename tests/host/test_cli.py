@@ -1,0 +1,134 @@
+"""The command line, run as a site owner runs it: a subprocess on an ini file."""
+import base64
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from storeplatform.testing import assert_error
+
+TOOL = str(Path(sys.executable).with_name("storeplatform"))
+
+
+@pytest.fixture
+def cli(make_site, database, tmp_path):
+    site = make_site(**{"storeplatform.plugins": "thirdparty"})
+    ini = tmp_path / "site.ini"
+    ini.write_text(f"""[app:main]
+use = egg:storeplatform
+sqlalchemy.url = {database.url}
+huey.url = memory://
+storeplatform.plugins = thirdparty
+storeplatform.secret = {database.secret}
+storeplatform.allow_http_consumer_keys = true
+""")
+
+    def run(*args, ok=True, ini_path=ini):
+        proc = subprocess.run([TOOL, "-c", str(ini_path), *args], capture_output=True, text=True, timeout=60,
+                              env={k: v for k, v in os.environ.items() if not k.startswith("STOREPLATFORM_")})
+        if ok:
+            assert proc.returncode == 0, proc.stderr
+        return proc
+
+    run.site = site
+    run.ini = ini
+    return run
+
+
+def one_line_error(proc):
+    assert proc.returncode != 0
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert proc.stdout == ""
+    return lines[0]
+
+
+def test_user_create_and_app_password(cli):
+    assert cli("user", "create", "alice", "--role", "shop_manager", "--email", "a@example.com").stdout.strip().isdigit()
+    password = cli("user", "app-password", "alice", "--name", "ci").stdout.strip()
+    assert len(password.replace(" ", "")) == 24
+    auth = base64.b64encode(f"alice:{password}".encode()).decode()
+    me = cli.site.app.get("/api/store/v1/users/me", headers={"Authorization": "Basic " + auth}).json
+    assert me["login"] == "alice" and me["email"] == "a@example.com" and "manage_shop" in me["capabilities"]
+
+
+def test_consumer_key_create(cli):
+    cli("user", "create", "shop", "--role", "shop_manager")
+    line = cli("consumer-key", "create", "shop", "--permissions", "read").stdout.strip()
+    key, secret = line.split(" ")
+    assert key.startswith("ck_") and secret.startswith("cs_")
+    auth = {"Authorization": "Basic " + base64.b64encode(f"{key}:{secret}".encode()).decode()}
+    assert cli.site.app.get("/api/store/v1/orders", headers=auth).json == []
+    assert_error(cli.site.app.post_json("/api/store/v1/products", {"name": "x"}, headers=auth, status=403), 403,
+                 "rest_consumer_key_permissions")
+
+
+def test_user_create_with_password_allows_login(cli):
+    cli("user", "create", "bob", "--role", "editor", "--password", "s3cret!")
+    res = cli.site.app.post_json("/api/store/v1/auth/login", {"login": "bob", "password": "s3cret!"})
+    assert res.json["user"]["role"] == "editor"
+
+
+def test_options(cli):
+    assert cli("option", "get", "site.timezone").stdout.strip() == "UTC"
+    assert cli("option", "set", "site.timezone", "Europe/Warsaw").stdout.strip() == "Europe/Warsaw"
+    assert cli("option", "get", "site.timezone").stdout.strip() == "Europe/Warsaw"
+    assert cli("option", "set", "store.decimals", "3").stdout.strip() == "3"
+    assert cli("option", "get", "store.decimals").stdout.strip() == "3"
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["option", "set", "site.timezone", "Mars/Olympus"], "time zone"),
+    (["option", "set", "store.decimals", "many"], "integer"),
+    (["option", "get", "no.such"], "unknown option"),
+    (["user", "create", "zed", "--role", "emperor"], "unknown role"),
+    (["user", "create", "zed"], "--role"),
+    (["user", "app-password", "ghost"], "no user"),
+    (["consumer-key", "create", "ghost"], "no user"),
+    (["consumer-key", "create", "x", "--permissions", "all"], "invalid choice"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_bad_arguments_give_one_clear_line(cli, args, needle):
+    line = one_line_error(cli(*args, ok=False))
+    assert needle in line and line.startswith("storeplatform")
+
+
+def test_duplicate_user_is_refused(cli):
+    cli("user", "create", "amy", "--role", "editor")
+    assert "exists already" in one_line_error(cli("user", "create", "amy", "--role", "editor", ok=False))
+
+
+def test_missing_ini_and_unknown_plugin(cli, tmp_path):
+    assert "config file not found" in one_line_error(cli("migrate", ok=False, ini_path=tmp_path / "nope.ini"))
+    bad = tmp_path / "bad.ini"
+    bad.write_text(cli.ini.read_text().replace("storeplatform.plugins = thirdparty", "storeplatform.plugins = nosuch"))
+    assert "unknown plugin 'nosuch'" in one_line_error(cli("migrate", ok=False, ini_path=bad))
+    broken = tmp_path / "broken.ini"
+    broken.write_text(cli.ini.read_text().replace("storeplatform.plugins = thirdparty",
+                                                  "storeplatform.plugins = broken"))
+    line = one_line_error(cli("migrate", ok=False, ini_path=broken))
+    assert "plugin 'broken' failed to load" in line and "broken on purpose" in line
+
+
+def test_migrate_and_demo_on_a_fresh_database(tmp_path):
+    ini = tmp_path / "fresh.ini"
+    ini.write_text(f"""[app:main]
+use = egg:storeplatform
+sqlalchemy.url = sqlite:///{tmp_path}/var/fresh.sqlite
+huey.url = memory://
+storeplatform.plugins = thirdparty
+""")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STOREPLATFORM_")}
+    for args in (["migrate"], ["demo"], ["demo"]):
+        proc = subprocess.run([TOOL, "-c", str(ini), *args], capture_output=True, text=True, env=env, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "var" / "fresh.sqlite").exists() and (tmp_path / "var" / "secret.key").exists()
+    proc = subprocess.run([TOOL, "-c", str(ini), "option", "get", "site.title"], capture_output=True, text=True,
+                          env=env)
+    assert proc.stdout.strip() == "Storeplatform Demo Store"
+
+
+def test_worker_refuses_immediate_queue(cli):
+    assert "memory://" in one_line_error(cli("worker", ok=False))
