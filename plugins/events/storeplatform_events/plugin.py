@@ -2,8 +2,57 @@
 from pathlib import Path
 
 from storeplatform.hookspecs import hookimpl
+from storeplatform.store.options import OptionSpec
+
+
+@hookimpl
+def storeplatform_add_hookspecs(pm):
+    from . import hookspecs
+
+    pm.add_hookspecs(hookspecs)
 
 
 @hookimpl
 def storeplatform_migration_locations():
     return [str(Path(__file__).resolve().parent / "migrations" / "versions")]
+
+
+@hookimpl
+def storeplatform_site_options():
+    return [
+        OptionSpec("events.rest_api_enabled", "bool", True, "advanced", "REST API",
+                   description="Off: every request under events/v1 answers 403 evt_api_disabled."),
+        OptionSpec("events.webhooks_enabled", "bool", True, "advanced", "Webhooks",
+                   description="Stored only; webhook delivery does not depend on it."),
+    ]
+
+
+@hookimpl
+def storeplatform_includeme(config):
+    from . import models  # noqa: F401  (tables on the shared metadata)
+    from .views import includeme
+
+    includeme(config)
+
+
+@hookimpl
+def storeplatform_order_status_changed(order, old_status, new_status):
+    from sqlalchemy.orm import object_session
+
+    from .tickets import on_order_status_changed
+
+    on_order_status_changed(object_session(order), order, old_status, new_status)
+
+
+@hookimpl
+def storeplatform_demo_data(session):
+    from .demo import load_demo
+
+    load_demo(session)
+
+
+@hookimpl
+def storeplatform_cli_commands(subparsers):
+    from .cli import add_commands
+
+    add_commands(subparsers)

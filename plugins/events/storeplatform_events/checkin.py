@@ -1,0 +1,100 @@
+"""Check-in and check-out. The database settles races: a conditional UPDATE ... WHERE status
+moves the ticket, and its row count tells which of two simultaneous scans won."""
+from sqlalchemy import select, update
+
+from storeplatform.db.types import utcnow
+from storeplatform.store.models import Post
+
+from . import actions
+from .models import Attendee
+
+# A checked-out ticket may come back in (a pass-out), as the scanner at the door expects.
+CHECK_IN_FROM = ("active", "checked_out")
+
+
+class TicketError(Exception):
+    def __init__(self, status, code, message):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def find_ticket(session, ticket_code):
+    """(attendee, event name) for a ticket code, or (None, None). One query."""
+    row = session.execute(
+        select(Attendee, Post.title).outerjoin(Post, Post.id == Attendee.event_id)
+        .where(Attendee.ticket_code == ticket_code)).first()
+    return (row[0], row[1]) if row else (None, None)
+
+
+def _unknown():
+    return TicketError(404, "evt_rest_invalid_ticket", "Invalid ticket code.")
+
+
+def refusal(attendee, event_id):
+    """Why a check-in of this ticket would be refused now, or None."""
+    if event_id is not None and attendee.event_id != event_id:
+        return TicketError(400, "evt_rest_wrong_event", "This ticket belongs to another event.")
+    if attendee.status == "cancelled":
+        return TicketError(400, "evt_rest_cancelled_ticket", "This ticket has been cancelled.")
+    return None
+
+
+def check_in(session, ticket_code, event_id=None):
+    """Returns (attendee, event_name, already_in); raises TicketError."""
+    attendee, event_name = find_ticket(session, ticket_code)
+    if attendee is None:
+        raise _unknown()
+    error = refusal(attendee, event_id)
+    if error:
+        raise error
+    if attendee.status == "checked_in":
+        return attendee, event_name, True
+    now = utcnow()
+    result = session.execute(
+        update(Attendee).where(Attendee.id == attendee.id, Attendee.status.in_(CHECK_IN_FROM))
+        .values(status="checked_in", checked_in_at=now, checked_out_at=None, modified_at=now)
+        .execution_options(synchronize_session=False))
+    session.refresh(attendee)
+    if result.rowcount != 1:
+        # Another scan changed the ticket between our read and our update.
+        if attendee.status == "checked_in":
+            return attendee, event_name, True
+        error = refusal(attendee, event_id)
+        raise error or TicketError(500, "evt_rest_checkin_failed", "The check-in failed; try again.")
+    actions.attendee_checked_in(session, attendee)
+    return attendee, event_name, False
+
+
+def check_out(session, ticket_code):
+    """Returns (attendee, event_name); raises TicketError."""
+    attendee, event_name = find_ticket(session, ticket_code)
+    if attendee is None:
+        raise _unknown()
+    not_in = TicketError(400, "evt_rest_not_checked_in", "This attendee is not checked in.")
+    if attendee.status != "checked_in":
+        raise not_in
+    now = utcnow()
+    result = session.execute(
+        update(Attendee).where(Attendee.id == attendee.id, Attendee.status == "checked_in")
+        .values(status="checked_out", checked_out_at=now, modified_at=now)
+        .execution_options(synchronize_session=False))
+    session.refresh(attendee)
+    if result.rowcount != 1:
+        raise not_in
+    actions.attendee_checked_out(session, attendee)
+    return attendee, event_name
+
+
+def validate(session, ticket_code, event_id=None):
+    """(valid, message, attendee, event_name) without changing anything."""
+    attendee, event_name = find_ticket(session, ticket_code)
+    if attendee is None:
+        return False, "Invalid ticket code.", None, None
+    error = refusal(attendee, event_id)
+    if error:
+        return False, error.message, attendee, event_name
+    if attendee.status == "checked_in":
+        return False, "This ticket is already checked in.", attendee, event_name
+    return True, "Valid ticket.", attendee, event_name

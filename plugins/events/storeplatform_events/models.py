@@ -1,0 +1,105 @@
+"""Tables of the events plugin. Events, venues and organizers are host posts; their own fields
+live here, one row per post (keyed by the post id), so that lists filter and sort in SQL."""
+from sqlalchemy import JSON, Boolean, Date, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from storeplatform.db import Base
+from storeplatform.db.types import UTCDateTime, utcnow
+
+EVENT_TYPE = "evt_event"
+VENUE_TYPE = "evt_venue"
+ORGANIZER_TYPE = "evt_organizer"
+CATEGORY_TAXONOMY = "evt_category"
+
+EVENT_STATUSES = ("scheduled", "cancelled", "postponed", "sold-out")
+EVENT_TYPES = ("in-person", "virtual", "hybrid")
+ATTENDEE_STATUSES = ("active", "cancelled", "checked_in", "checked_out")
+
+
+class EventDetails(Base):
+    __tablename__ = "evt_events"
+    __table_args__ = (
+        Index("ix_evt_events_start", "start_date", "start_time"),
+        Index("ix_evt_events_venue_start", "venue_id", "start_date"),
+        Index("ix_evt_events_organizer_start", "organizer_id", "start_date"),
+        Index("ix_evt_events_status_start", "event_status", "start_date"),
+    )
+
+    post_id: Mapped[int] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True)
+    start_date = mapped_column(Date, nullable=False)
+    start_time: Mapped[str] = mapped_column(String(5), default="00:00")
+    end_date = mapped_column(Date, nullable=False)
+    end_time: Mapped[str] = mapped_column(String(5), default="23:59")
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    all_day: Mapped[bool] = mapped_column(Boolean, default=False)
+    venue_id: Mapped[int | None] = mapped_column(ForeignKey("posts.id", ondelete="SET NULL"), nullable=True)
+    organizer_id: Mapped[int | None] = mapped_column(ForeignKey("posts.id", ondelete="SET NULL"), nullable=True)
+    capacity: Mapped[int] = mapped_column(Integer, default=0)
+    event_status: Mapped[str] = mapped_column(String(20), default="scheduled")
+    event_type: Mapped[str] = mapped_column(String(20), default="in-person")
+    virtual_url: Mapped[str] = mapped_column(Text, default="")
+    featured: Mapped[bool] = mapped_column(Boolean, default=False, index=True)
+    featured_image = mapped_column(JSON, nullable=True)
+
+
+class VenueDetails(Base):
+    __tablename__ = "evt_venues"
+
+    post_id: Mapped[int] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True)
+    address: Mapped[str] = mapped_column(Text, default="")
+    city: Mapped[str] = mapped_column(String(200), default="", index=True)
+    state: Mapped[str] = mapped_column(String(200), default="")
+    country: Mapped[str] = mapped_column(String(200), default="", index=True)
+    postal: Mapped[str] = mapped_column(String(40), default="")
+    capacity: Mapped[int] = mapped_column(Integer, default=0)
+    phone: Mapped[str] = mapped_column(String(100), default="")
+    email: Mapped[str] = mapped_column(String(200), default="")
+    website: Mapped[str] = mapped_column(Text, default="")
+
+
+class OrganizerDetails(Base):
+    __tablename__ = "evt_organizers"
+
+    post_id: Mapped[int] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True)
+    phone: Mapped[str] = mapped_column(String(100), default="")
+    email: Mapped[str] = mapped_column(String(200), default="")
+    website: Mapped[str] = mapped_column(Text, default="")
+    facebook: Mapped[str] = mapped_column(Text, default="")
+    twitter: Mapped[str] = mapped_column(Text, default="")
+    linkedin: Mapped[str] = mapped_column(Text, default="")
+
+
+class Attendee(Base):
+    """One ticket unit of a paid order. ``event_id`` and ``order_id`` carry no foreign key on
+    purpose: deleting an event or an order must not erase the record of what was sold."""
+
+    __tablename__ = "evt_attendees"
+    __table_args__ = (
+        UniqueConstraint("order_item_id", "ticket_index", name="uq_evt_attendees_item_ticket"),
+        Index("ix_evt_attendees_event_created", "event_id", "created_at"),
+        Index("ix_evt_attendees_event_status", "event_id", "status"),
+        Index("ix_evt_attendees_event_checked_in", "event_id", "checked_in_at"),
+        Index("ix_evt_attendees_created", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    event_id: Mapped[int] = mapped_column(Integer, nullable=False)
+    order_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
+    order_item_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    ticket_index: Mapped[int] = mapped_column(Integer, default=0)
+    user_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    first_name: Mapped[str] = mapped_column(String(200), default="")
+    last_name: Mapped[str] = mapped_column(String(200), default="")
+    email: Mapped[str] = mapped_column(String(200), default="")
+    phone: Mapped[str] = mapped_column(String(100), default="")
+    ticket_code: Mapped[str] = mapped_column(String(40), unique=True)
+    status: Mapped[str] = mapped_column(String(20), default="active")
+    checked_in_at = mapped_column(UTCDateTime, nullable=True)
+    checked_out_at = mapped_column(UTCDateTime, nullable=True)
+    custom_fields = mapped_column(JSON, nullable=False, default=dict)
+    created_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
+    modified_at = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow, nullable=False)
+
+    def as_dict(self):
+        """The record as plain values (what filters and actions receive as ``attendee``)."""
+        return {c.name: getattr(self, c.name) for c in self.__table__.columns}

@@ -1,0 +1,147 @@
+"""Create, update and delete events, venues and organizers (host posts plus their detail row).
+
+Used by the REST views, the CLI and demo data alike, so that each action fires once per
+change wherever the change comes from.
+"""
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+
+from storeplatform.db.types import utcnow
+from storeplatform.store.content import delete_post, set_post_terms, trash_post, unique_slug
+from storeplatform.store.models import Post, Term
+from storeplatform.store.options import get_option
+
+from . import actions
+from .models import (CATEGORY_TAXONOMY, EVENT_TYPE, ORGANIZER_TYPE, VENUE_TYPE, EventDetails, OrganizerDetails,
+                     VenueDetails)
+
+
+class InvalidFields(ValueError):
+    """Values that passed the schema but not the data (unknown venue, end before start...)."""
+
+    def __init__(self, params):
+        super().__init__("; ".join(f"{k}: {v}" for k, v in params.items()))
+        self.params = params
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str            # event, venue, organizer (hook and topic names)
+    post_type: str
+    model: type
+    title_field: str     # the body field that is the post title
+    fields: tuple        # fields of the detail row
+    collection: str      # URL segment
+
+
+EVENT = Kind("event", EVENT_TYPE, EventDetails, "title",
+             ("start_date", "start_time", "end_date", "end_time", "timezone", "all_day", "venue_id", "organizer_id",
+              "capacity", "event_status", "event_type", "virtual_url", "featured", "featured_image"), "events")
+VENUE = Kind("venue", VENUE_TYPE, VenueDetails, "name",
+             ("address", "city", "state", "country", "postal", "capacity", "phone", "email", "website"), "venues")
+ORGANIZER = Kind("organizer", ORGANIZER_TYPE, OrganizerDetails, "name",
+                 ("phone", "email", "website", "facebook", "twitter", "linkedin"), "organizers")
+
+
+def _today(session):
+    from storeplatform.store.options import site_timezone
+
+    return datetime.now(site_timezone(session)).date()
+
+
+def _check_event_values(session, details, values):
+    """Check references and the date order of the merged event; raise InvalidFields."""
+    errors = {}
+    refs = {"venue_id": VENUE_TYPE, "organizer_id": ORGANIZER_TYPE}
+    wanted = {values[f]: t for f, t in refs.items() if values.get(f)}
+    if wanted:
+        found = dict(session.execute(
+            select(Post.id, Post.post_type).where(Post.id.in_(wanted))).all())
+        for field, post_type in refs.items():
+            ref = values.get(field)
+            if ref and found.get(ref) != post_type:
+                errors[field] = f"{field.split('_')[0]} {ref} does not exist"
+    if "categories" in values and values["categories"]:
+        known = set(session.execute(select(Term.id).where(
+            Term.taxonomy == CATEGORY_TAXONOMY, Term.id.in_(values["categories"]))).scalars())
+        missing = sorted(set(values["categories"]) - known)
+        if missing:
+            errors["categories"] = "unknown category id(s): " + ", ".join(map(str, missing))
+    start = (details.start_date, details.start_time)
+    end = (details.end_date, details.end_time)
+    if end < start:
+        errors["end_date"] = "the event ends before it starts"
+    if errors:
+        raise InvalidFields(errors)
+
+
+def _apply_details(session, kind, details, values, creating):
+    for field in kind.fields:
+        if field in values:
+            value = values[field]
+            if field in ("venue_id", "organizer_id"):
+                value = value or None
+            setattr(details, field, value)
+    if kind is EVENT:
+        if creating:
+            details.start_date = details.start_date or _today(session)
+            details.start_time = details.start_time or "00:00"
+            details.end_date = details.end_date or details.start_date
+            details.end_time = details.end_time or "23:59"
+            details.timezone = details.timezone or get_option(session, "site.timezone")
+        _check_event_values(session, details, values)
+
+
+def create(session, kind, values, author_id=None, request=None):
+    """A new post of ``kind`` from validated ``values``; fires the created action. Returns (post, details)."""
+    title = values[kind.title_field].strip()
+    # Validated before anything is written, so that a bad request leaves nothing behind.
+    details = kind.model()
+    _apply_details(session, kind, details, values, creating=True)
+    post = Post(post_type=kind.post_type, title=title, content=values.get("content", ""),
+                excerpt=values.get("excerpt", ""), author_id=author_id,
+                status=values.get("status", "publish"),
+                slug=unique_slug(session, kind.post_type, values.get("slug") or title))
+    session.add(post)
+    session.flush()
+    details.post_id = post.id
+    session.add(details)
+    if kind is EVENT and values.get("categories"):
+        set_post_terms(session, post, CATEGORY_TAXONOMY, values["categories"])
+    session.flush()
+    actions.post_created(session, kind.name, post.id, request)
+    return post, details
+
+
+def update(session, kind, post, details, values, request=None):
+    """Change only the sent fields; fires the updated action."""
+    _apply_details(session, kind, details, values, creating=False)
+    if kind.title_field in values:
+        post.title = values[kind.title_field].strip()
+    for field in ("content", "excerpt", "status"):
+        if field in values:
+            setattr(post, field, values[field])
+    if values.get("slug"):
+        post.slug = unique_slug(session, kind.post_type, values["slug"], exclude_id=post.id)
+    if kind is EVENT and "categories" in values:
+        set_post_terms(session, post, CATEGORY_TAXONOMY, values["categories"])
+    post.modified_at = utcnow()
+    session.flush()
+    actions.post_updated(session, kind.name, post.id, request)
+
+
+def remove(session, kind, post, force):
+    """Trash (or delete for good with ``force``); fires the deleted action when something changed.
+    Returns True when something changed."""
+    if force:
+        delete_post(session, post)
+    else:
+        if post.status == "trash":
+            return False
+        trash_post(post)
+        post.modified_at = utcnow()
+        session.flush()
+    actions.post_deleted(session, kind.name, post.id, force)
+    return True

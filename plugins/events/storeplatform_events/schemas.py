@@ -1,0 +1,342 @@
+"""Colander schemas of the events namespace: they validate requests and feed the schema index."""
+import re
+from datetime import date
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import colander
+
+from storeplatform.rest import PaginationSchema, StrictBoolean, StrictInt
+
+from .models import ATTENDEE_STATUSES, EVENT_STATUSES, EVENT_TYPES
+
+POST_STATUSES = ("publish", "draft", "pending", "private")
+_TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+class StrictString(colander.String):
+    """Text only: a number or an object sent for a text field is an error, not stringified."""
+
+    def deserialize(self, node, cstruct):
+        if cstruct is colander.null:
+            return colander.null
+        if cstruct is None:
+            return ""
+        if not isinstance(cstruct, str):
+            raise colander.Invalid(node, f"{cstruct!r} is not a string")
+        return cstruct
+
+
+class DateText(colander.SchemaType):
+    """A calendar date written YYYY-MM-DD."""
+
+    def serialize(self, node, appstruct):
+        return colander.null if appstruct is colander.null else appstruct.isoformat()
+
+    def deserialize(self, node, cstruct):
+        if cstruct is colander.null or cstruct == "":
+            return colander.null
+        if not isinstance(cstruct, str) or not _DATE.match(cstruct.strip()):
+            raise colander.Invalid(node, f"{cstruct!r} is not a date (YYYY-MM-DD)")
+        try:
+            return date.fromisoformat(cstruct.strip())
+        except ValueError:
+            raise colander.Invalid(node, f"{cstruct!r} is not a valid date")
+
+
+class TimeText(colander.SchemaType):
+    """A time of day written HH:MM (24 hours)."""
+
+    def serialize(self, node, appstruct):
+        return appstruct
+
+    def deserialize(self, node, cstruct):
+        if cstruct is colander.null:
+            return colander.null
+        if not isinstance(cstruct, str) or not _TIME.match(cstruct.strip()):
+            raise colander.Invalid(node, f"{cstruct!r} is not a time (HH:MM)")
+        return cstruct.strip()
+
+
+class OptionalId(StrictInt):
+    """An id of another item, where null or 0 means "none" (returned as 0)."""
+
+    def deserialize(self, node, cstruct):
+        if cstruct is None:
+            return 0
+        value = super().deserialize(node, cstruct)
+        if value is not colander.null and value < 0:
+            raise colander.Invalid(node, f"{value} is not a valid id")
+        return value
+
+
+class IdList(colander.SchemaType):
+    """Comma-separated positive ids (also accepted as repeated parameters)."""
+
+    def serialize(self, node, appstruct):
+        return ",".join(map(str, appstruct))
+
+    def deserialize(self, node, cstruct):
+        if cstruct is colander.null or cstruct == "":
+            return colander.null
+        parts = cstruct if isinstance(cstruct, list) else str(cstruct).split(",")
+        ids = []
+        for part in parts:
+            part = str(part).strip()
+            if not part.isdigit() or len(part) > 18:
+                raise colander.Invalid(node, f"{cstruct!r} is not a comma-separated list of ids")
+            ids.append(int(part))
+        return ids
+
+
+class EmbedFlag(StrictBoolean):
+    """``_embed`` as in a classic CMS: present without a value means true."""
+
+    def deserialize(self, node, cstruct):
+        if cstruct == "":
+            return True
+        return super().deserialize(node, cstruct)
+
+
+class FeaturedImage(colander.SchemaType):
+    """The featured image as an object (id, url, thumbnail, alt), or null for none."""
+
+    KEYS = {"id": int, "url": str, "thumbnail": str, "alt": str}
+
+    def serialize(self, node, appstruct):
+        return appstruct
+
+    def deserialize(self, node, cstruct):
+        if cstruct is colander.null:
+            return colander.null
+        if cstruct is None:
+            return None
+        if not isinstance(cstruct, dict):
+            raise colander.Invalid(node, "must be an object with id, url, thumbnail, alt, or null")
+        unknown = set(cstruct) - set(self.KEYS)
+        if unknown:
+            raise colander.Invalid(node, f"unknown key(s): {', '.join(sorted(unknown))}")
+        image = {"id": 0, "url": "", "thumbnail": "", "alt": ""}
+        for key, value in cstruct.items():
+            kind = self.KEYS[key]
+            if isinstance(value, bool) or not isinstance(value, kind):
+                raise colander.Invalid(node, f"{key} must be {'an integer' if kind is int else 'a string'}")
+            image[key] = value
+        if image["url"] and not _is_url(image["url"]):
+            raise colander.Invalid(node, "url must be an http(s) URL")
+        if image["thumbnail"] and not _is_url(image["thumbnail"]):
+            raise colander.Invalid(node, "thumbnail must be an http(s) URL")
+        return image
+
+
+def _is_url(text):
+    return re.match(r"^https?://[^\s/]+", text) is not None
+
+
+def url_or_empty(node, value):
+    if value and not _is_url(value):
+        raise colander.Invalid(node, "must be an http(s) URL")
+
+
+def not_blank(node, value):
+    if not value.strip():
+        raise colander.Invalid(node, "must not be empty")
+
+
+def valid_timezone(node, value):
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise colander.Invalid(node, f"{value!r} is not a time zone name such as Europe/Paris")
+
+
+def valid_email(node, value):
+    if value and not re.match(r"^[^@\s]+@[^@\s]+\.[^@\s]+$", value):
+        raise colander.Invalid(node, f"{value!r} is not an email address")
+
+
+def _text(name, description="", **kw):
+    return colander.SchemaNode(StrictString(), name=name, missing=kw.pop("missing", colander.drop),
+                               description=description, **kw)
+
+
+class CategoryIds(colander.SequenceSchema):
+    category = colander.SchemaNode(StrictInt(), validator=colander.Range(min=1))
+
+
+# --- bodies -------------------------------------------------------------------------------
+
+class EventBody(colander.MappingSchema):
+    title = colander.SchemaNode(StrictString(), validator=not_blank, description="Event title.")
+    slug = _text("slug", "URL slug; made from the title when empty.")
+    status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(POST_STATUSES),
+                                 description="Post status (publish by default on create).")
+    content = _text("content", "Description, HTML allowed.")
+    excerpt = _text("excerpt", "Short description.")
+    featured_image = colander.SchemaNode(FeaturedImage(), missing=colander.drop,
+                                         description="Object with id, url, thumbnail, alt; null for none.")
+    start_date = colander.SchemaNode(DateText(), missing=colander.drop, description="YYYY-MM-DD (default today).")
+    start_time = colander.SchemaNode(TimeText(), missing=colander.drop, description="HH:MM (default 00:00).")
+    end_date = colander.SchemaNode(DateText(), missing=colander.drop, description="YYYY-MM-DD (default start_date).")
+    end_time = colander.SchemaNode(TimeText(), missing=colander.drop, description="HH:MM (default 23:59).")
+    timezone = _text("timezone", "Time zone name (default the site's).", validator=valid_timezone)
+    all_day = colander.SchemaNode(StrictBoolean(), missing=colander.drop)
+    venue_id = colander.SchemaNode(OptionalId(), missing=colander.drop, description="Venue id; 0 or null for none.")
+    organizer_id = colander.SchemaNode(OptionalId(), missing=colander.drop,
+                                       description="Organizer id; 0 or null for none.")
+    capacity = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=0),
+                                   description="Maximum attendees (0: not set).")
+    event_status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(EVENT_STATUSES))
+    event_type = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(EVENT_TYPES))
+    virtual_url = _text("virtual_url", "URL of a virtual event.", validator=url_or_empty)
+    featured = colander.SchemaNode(StrictBoolean(), missing=colander.drop)
+    categories = CategoryIds(missing=colander.drop, description="Category term ids.")
+
+
+class VenueBody(colander.MappingSchema):
+    name = colander.SchemaNode(StrictString(), validator=not_blank, description="Venue name.")
+    address = _text("address")
+    city = _text("city")
+    state = _text("state")
+    country = _text("country")
+    postal = _text("postal")
+    capacity = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=0))
+    phone = _text("phone")
+    email = _text("email", validator=valid_email)
+    website = _text("website", validator=url_or_empty)
+
+
+class OrganizerBody(colander.MappingSchema):
+    name = colander.SchemaNode(StrictString(), validator=not_blank, description="Organizer name.")
+    phone = _text("phone")
+    email = _text("email", validator=valid_email)
+    website = _text("website", validator=url_or_empty)
+    facebook = _text("facebook", validator=url_or_empty)
+    twitter = _text("twitter")
+    linkedin = _text("linkedin", validator=url_or_empty)
+
+
+class AttendeeUpdate(colander.MappingSchema):
+    first_name = _text("first_name")
+    last_name = _text("last_name")
+    email = _text("email", validator=valid_email)
+    phone = _text("phone")
+    status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(ATTENDEE_STATUSES))
+
+
+class DeleteQuery(colander.MappingSchema):
+    force = colander.SchemaNode(StrictBoolean(), missing=False, description="Delete for good instead of trashing.")
+
+
+class EmbedQuery(colander.MappingSchema):
+    _embed = colander.SchemaNode(EmbedFlag(), missing=False, description="Add the venue and organizer objects.")
+
+
+# --- list queries ---------------------------------------------------------------------------
+
+def _upper(value):
+    return value.upper() if isinstance(value, str) else value
+
+
+def _strip(value):
+    return value.strip() if isinstance(value, str) else value
+
+
+def _order(default):
+    return colander.SchemaNode(StrictString(), name="order", missing=default, preparer=_upper,
+                               validator=colander.OneOf(("ASC", "DESC")), description=f"ASC or DESC (default {default}).")
+
+
+def _orderby(choices, default):
+    return colander.SchemaNode(StrictString(), name="orderby", missing=default, validator=colander.OneOf(choices),
+                               description=f"Sort field (default {default}).")
+
+
+class EventListQuery(PaginationSchema):
+    search = _text("search", "Matches title, content and excerpt.")
+    orderby = _orderby(("date", "title", "modified", "id", "meta_value"), "date")
+    order = _order("DESC")
+    status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(EVENT_STATUSES),
+                                 description="Event status.")
+    category = _text("category", "Category id or slug.")
+    venue = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=1))
+    organizer = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=1))
+    start_after = colander.SchemaNode(DateText(), missing=colander.drop, description="Starting on or after (YYYY-MM-DD).")
+    start_before = colander.SchemaNode(DateText(), missing=colander.drop,
+                                       description="Starting on or before (YYYY-MM-DD).")
+    upcoming = colander.SchemaNode(StrictBoolean(), missing=colander.drop, description="Starting today or later.")
+    featured = colander.SchemaNode(StrictBoolean(), missing=colander.drop)
+    include = colander.SchemaNode(IdList(), missing=colander.drop, description="Comma-separated ids.")
+    exclude = colander.SchemaNode(IdList(), missing=colander.drop, description="Comma-separated ids.")
+    _embed = colander.SchemaNode(EmbedFlag(), missing=False, description="Add the venue and organizer objects.")
+
+
+class VenueListQuery(PaginationSchema):
+    search = _text("search", "Matches the name and address.")
+    orderby = _orderby(("title", "date", "modified", "id"), "title")
+    order = _order("ASC")
+    city = _text("city", "Exact city (case-insensitive).")
+    country = _text("country", "Exact country (case-insensitive).")
+
+
+class OrganizerListQuery(PaginationSchema):
+    search = _text("search", "Matches the name and email.")
+    orderby = _orderby(("title", "date", "modified", "id"), "title")
+    order = _order("ASC")
+
+
+class AttendeeListQuery(PaginationSchema):
+    search = _text("search", "Matches first name, last name, email or ticket code.")
+    orderby = _orderby(("created_at", "first_name", "last_name", "email", "status"), "created_at")
+    order = _order("DESC")
+    event = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=1))
+    order_id = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=1))
+    status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(ATTENDEE_STATUSES))
+
+
+# --- check-in -------------------------------------------------------------------------------
+
+def _ticket_code():
+    return colander.SchemaNode(StrictString(), name="ticket_code", validator=not_blank, preparer=_strip,
+                               description="Ticket code.")
+
+
+class CheckinBody(colander.MappingSchema):
+    ticket_code = _ticket_code()
+    event_id = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=1),
+                                   description="Reject the ticket when it belongs to another event.")
+
+
+class CheckoutBody(colander.MappingSchema):
+    ticket_code = _ticket_code()
+
+
+class RecentQuery(colander.MappingSchema):
+    limit = colander.SchemaNode(StrictInt(), missing=10, validator=colander.Range(min=1),
+                                description="Number of check-ins (default 10, capped at 50).")
+
+
+# --- calendar -------------------------------------------------------------------------------
+
+class MonthQuery(colander.MappingSchema):
+    year = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=1, max=9999),
+                               description="Default: the current year (site time zone).")
+    month = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=1, max=12),
+                                description="1 to 12; default: the current month (site time zone).")
+    category = _text("category", "Category id or slug.")
+
+
+class RangeQuery(colander.MappingSchema):
+    start = colander.SchemaNode(DateText(), description="YYYY-MM-DD.")
+    end = colander.SchemaNode(DateText(), description="YYYY-MM-DD; at most 365 days after start.")
+    category = _text("category", "Category id or slug.")
+
+
+class UpcomingQuery(colander.MappingSchema):
+    limit = colander.SchemaNode(StrictInt(), missing=5, validator=colander.Range(min=1, max=50))
+    category = _text("category", "Category id or slug.")
+
+
+class CategoriesQuery(colander.MappingSchema):
+    hide_empty = colander.SchemaNode(StrictBoolean(), missing=False,
+                                     description="Leave out categories with no published event.")

@@ -1,0 +1,187 @@
+"""JSON of events, venues, organizers, attendees and calendar events.
+
+The ``evt_rest_prepare_*`` filters run on every response carrying one of the first four.
+"""
+from storeplatform.plugins import apply_filters
+from storeplatform.store.content import local_datetime
+from storeplatform.store.options import get_option
+
+from .models import CATEGORY_TAXONOMY
+
+PLAIN = "%Y-%m-%d %H:%M:%S"
+
+
+def plain_local(value, tz):
+    """``YYYY-MM-DD HH:MM:SS`` in the site time zone (check-in times), or None."""
+    return value.astimezone(tz).strftime(PLAIN) if value is not None else None
+
+
+def base_url(request, session):
+    return request.application_url if request is not None else get_option(session, "site.url").rstrip("/")
+
+
+def rest_base(request):
+    return request.application_url + request.registry.settings["storeplatform.rest_prefix"] + "/events/v1"
+
+
+def _links(request, collection, item_id):
+    root = rest_base(request)
+    return {"self": [{"href": f"{root}/{collection}/{item_id}"}], "collection": [{"href": f"{root}/{collection}"}]}
+
+
+def _hook(request, name):
+    return getattr(request.registry["plugins"].hook, name)
+
+
+def event_json(request, post, details, tz, embed=None):
+    """``embed``: None, or ``(venues, organizers)`` dicts of prepared objects by id."""
+    start_dt = f"{details.start_date.isoformat()}T{details.start_time}:00"
+    end_dt = f"{details.end_date.isoformat()}T{details.end_time}:00"
+    data = {
+        "id": post.id,
+        "title": post.title,
+        "slug": post.slug,
+        "status": post.status,
+        "content": post.content,
+        "excerpt": post.excerpt,
+        "permalink": f"{request.application_url}/events/{post.slug}/",
+        "date_created": local_datetime(post.created_at, tz),
+        "date_modified": local_datetime(post.modified_at, tz),
+        "featured_image": details.featured_image or None,
+        "start_date": details.start_date.isoformat(),
+        "start_time": details.start_time,
+        "end_date": details.end_date.isoformat(),
+        "end_time": details.end_time,
+        "start_datetime": start_dt,
+        "end_datetime": end_dt,
+        "timezone": details.timezone,
+        "all_day": details.all_day,
+        "venue_id": details.venue_id or 0,
+        "organizer_id": details.organizer_id or 0,
+        "capacity": details.capacity,
+        "event_status": details.event_status,
+        "event_type": details.event_type,
+        "virtual_url": details.virtual_url,
+        "featured": details.featured,
+        "categories": [t.id for t in post.terms if t.taxonomy == CATEGORY_TAXONOMY],
+        "_links": _links(request, "events", post.id),
+    }
+    if embed is not None:
+        venues, organizers = embed
+        data["venue"] = venues.get(details.venue_id)
+        data["organizer"] = organizers.get(details.organizer_id)
+    return apply_filters(_hook(request, "evt_rest_prepare_event"), data, post=post, request=request)
+
+
+def venue_json(request, post, details, tz, event_count):
+    data = {
+        "id": post.id,
+        "name": post.title,
+        "slug": post.slug,
+        "address": details.address,
+        "city": details.city,
+        "state": details.state,
+        "country": details.country,
+        "postal": details.postal,
+        "capacity": details.capacity,
+        "phone": details.phone,
+        "email": details.email,
+        "website": details.website,
+        "date_created": local_datetime(post.created_at, tz),
+        "date_modified": local_datetime(post.modified_at, tz),
+        "event_count": event_count,
+        "_links": _links(request, "venues", post.id),
+    }
+    return apply_filters(_hook(request, "evt_rest_prepare_venue"), data, post=post, request=request)
+
+
+def organizer_json(request, post, details, tz, event_count):
+    data = {
+        "id": post.id,
+        "name": post.title,
+        "slug": post.slug,
+        "phone": details.phone,
+        "email": details.email,
+        "website": details.website,
+        "facebook": details.facebook,
+        "twitter": details.twitter,
+        "linkedin": details.linkedin,
+        "date_created": local_datetime(post.created_at, tz),
+        "date_modified": local_datetime(post.modified_at, tz),
+        "event_count": event_count,
+        "_links": _links(request, "organizers", post.id),
+    }
+    return apply_filters(_hook(request, "evt_rest_prepare_organizer"), data, post=post, request=request)
+
+
+def qr_code_url(request, ticket_code):
+    return f"{rest_base(request)}/tickets/{ticket_code}/qr"
+
+
+def attendee_json(request, attendee, event_name, tz):
+    data = {
+        "id": attendee.id,
+        "event_id": attendee.event_id,
+        "event_name": event_name or "",
+        "order_id": attendee.order_id or 0,
+        "order_number": str(attendee.order_id) if attendee.order_id else "",
+        "user_id": attendee.user_id or 0,
+        "first_name": attendee.first_name,
+        "last_name": attendee.last_name,
+        "email": attendee.email,
+        "phone": attendee.phone,
+        "ticket_code": attendee.ticket_code,
+        "status": attendee.status,
+        "checked_in_at": plain_local(attendee.checked_in_at, tz),
+        "checked_out_at": plain_local(attendee.checked_out_at, tz),
+        "custom_fields": attendee.custom_fields or {},
+        "date_created": local_datetime(attendee.created_at, tz),
+        "date_modified": local_datetime(attendee.modified_at, tz),
+        "qr_code_url": qr_code_url(request, attendee.ticket_code),
+        "_links": _links(request, "attendees", attendee.id),
+    }
+    return apply_filters(_hook(request, "evt_rest_prepare_attendee"), data, attendee=attendee.as_dict(),
+                         request=request)
+
+
+def attendee_summary(attendee, event_name):
+    """The short attendee object of check-in responses."""
+    return {
+        "id": attendee.id,
+        "name": f"{attendee.first_name} {attendee.last_name}".strip(),
+        "email": attendee.email,
+        "ticket_code": attendee.ticket_code,
+        "status": attendee.status,
+        "event_id": attendee.event_id,
+        "event_name": event_name or "",
+    }
+
+
+def category_json(term):
+    return {"id": term.id, "name": term.name, "slug": term.slug, "color": term.color}
+
+
+def calendar_event_json(request, post, details, venue_name):
+    categories = [category_json(t) for t in post.terms if t.taxonomy == CATEGORY_TAXONOMY]
+    image = details.featured_image or {}
+    return {
+        "id": post.id,
+        "title": post.title,
+        "slug": post.slug,
+        "url": f"{request.application_url}/events/{post.slug}/",
+        "start_date": details.start_date.isoformat(),
+        "start_time": details.start_time,
+        "end_date": details.end_date.isoformat(),
+        "end_time": details.end_time,
+        "all_day": details.all_day,
+        "start": f"{details.start_date.isoformat()}T{details.start_time}:00",
+        "end": f"{details.end_date.isoformat()}T{details.end_time}:00",
+        "venue": venue_name or "",
+        "venue_id": details.venue_id or 0,
+        "categories": categories,
+        "color": categories[0]["color"] if categories else "",
+        "thumbnail": image.get("thumbnail") or image.get("url") or "",
+        "event_status": details.event_status,
+        "event_type": details.event_type,
+        "featured": details.featured,
+    }

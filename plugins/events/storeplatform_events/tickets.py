@@ -1,0 +1,76 @@
+"""Attendees from paid orders: one per ticket unit, once per order; cancelled with the order."""
+import secrets
+
+from sqlalchemy import select, update
+
+from storeplatform.db.types import utcnow
+from storeplatform.store.models import Post, Product
+from storeplatform.store.orders import PAID_STATUSES
+
+from . import actions
+from .models import EVENT_TYPE, Attendee
+
+CANCELLING_STATUSES = ("cancelled", "refunded")
+# 16 characters from a 32-letter alphabet without look-alikes: 80 random bits.
+_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+
+def new_ticket_code():
+    return "".join(secrets.choice(_ALPHABET) for _ in range(16))
+
+
+def ticket_event_id(product):
+    """The event a product is a ticket for (``meta.event_id``), or None."""
+    value = (product.meta or {}).get("event_id")
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) and value > 0:
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+def on_order_status_changed(session, order, old_status, new_status):
+    if new_status in PAID_STATUSES:
+        issue_tickets(session, order)
+    elif new_status in CANCELLING_STATUSES:
+        session.execute(update(Attendee).where(Attendee.order_id == order.id, Attendee.status != "cancelled")
+                        .values(status="cancelled", modified_at=utcnow()).execution_options(synchronize_session=False))
+
+
+def issue_tickets(session, order):
+    """Make the order's attendees the first time it is paid; when it is paid again after a
+    cancellation, reactivate the same tickets instead."""
+    existing = session.execute(select(Attendee.id).where(Attendee.order_id == order.id).limit(1)).first()
+    if existing is not None:
+        session.execute(update(Attendee).where(Attendee.order_id == order.id, Attendee.status == "cancelled")
+                        .values(status="active", modified_at=utcnow()).execution_options(synchronize_session=False))
+        return []
+    product_ids = {item.product_id for item in order.line_items if item.product_id}
+    if not product_ids:
+        return []
+    products = session.execute(select(Product).where(Product.id.in_(product_ids))).scalars()
+    event_of = {p.id: ticket_event_id(p) for p in products}
+    event_ids = {e for e in event_of.values() if e}
+    if not event_ids:
+        return []
+    events = set(session.execute(select(Post.id).where(Post.id.in_(event_ids), Post.post_type == EVENT_TYPE))
+                 .scalars())
+    billing = order.billing or {}
+    created = []
+    for item in order.line_items:
+        event_id = event_of.get(item.product_id)
+        if event_id not in events:
+            continue
+        for index in range(item.quantity):
+            created.append(Attendee(
+                event_id=event_id, order_id=order.id, order_item_id=item.id, ticket_index=index,
+                user_id=order.customer_id, first_name=billing.get("first_name", ""),
+                last_name=billing.get("last_name", ""), email=billing.get("email", ""),
+                phone=billing.get("phone", ""), ticket_code=new_ticket_code(), status="active", custom_fields={}))
+    session.add_all(created)
+    session.flush()
+    for attendee in created:
+        actions.attendee_created(session, attendee)
+    return created
