@@ -1,0 +1,53 @@
+"""The development set-up as a site owner runs it: migrate, demo, pserve with http_port."""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_development_ini_serves_with_embedded_worker_and_stops_on_sigterm(tmp_path):
+    ini = tmp_path / "development.ini"
+    shutil.copy(ROOT / "development.ini", ini)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STOREPLATFORM_")}
+    for step in (["migrate"], ["demo"]):
+        proc = subprocess.run([BIN / "storeplatform", "-c", ini, *step], env=env, capture_output=True, text=True,
+                              timeout=120)
+        assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "var" / "storeplatform.sqlite").exists()
+    port = free_port()
+    server = subprocess.Popen([BIN / "pserve", ini, f"http_port={port}"], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/", timeout=5) as res:
+                    body = json.loads(res.read())
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise AssertionError(server.stderr.read() if server.poll() is not None else "no answer")
+                time.sleep(0.2)
+        assert {"store/v1", "invoicing/v1", "pricecalc/v1", "events/v1"} <= set(body["namespaces"])
+        assert (tmp_path / "var" / "huey.sqlite").exists()
+    finally:
+        started = time.monotonic()
+        server.send_signal(signal.SIGTERM)
+        server.communicate(timeout=30)
+    # The embedded consumer must not swallow the server's SIGTERM.
+    assert time.monotonic() - started < 15
