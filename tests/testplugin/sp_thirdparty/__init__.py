@@ -18,6 +18,15 @@ def storeplatform_includeme(config):
     def get_ping(request):
         return {"pong": True}
 
+    # A route in the events namespace, only when the events plugin is enabled.
+    if config.registry["plugins"].has_plugin("events"):
+        events = namespace(config, "events/v1")
+        speakers = events.service(config, "thirdparty-speakers", "/speakers", "Speakers (third-party route).")
+
+        @speakers.get()
+        def get_speakers(request):
+            return [{"id": 1, "name": "Ada Lovelace"}, {"id": 2, "name": "Grace Hopper"}]
+
 
 @hookimpl
 def storeplatform_site_options():
@@ -39,3 +48,85 @@ def storeplatform_order_status_changed(order, old_status, new_status):
 @hookimpl
 def storeplatform_role_capabilities():
     return {"customer": ["thirdparty_read"]}
+
+
+# --- hooks of the events plugin (optional: this plugin loads without events) ------------------
+
+EVT_LOG_ENV = "SP_THIRDPARTY_EVT_LOG"
+
+
+def _record(name, object_id):
+    """Append ``name id`` to the file named by $SP_THIRDPARTY_EVT_LOG (tests count action
+    calls with it, across threads and processes such as the CLI)."""
+    import os
+
+    path = os.environ.get(EVT_LOG_ENV)
+    if path:
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(f"{name} {object_id}\n")
+
+
+@optional
+def evt_rest_prepare_event(data, post, request):
+    data["thirdparty_badge"] = f"badge-{post.id}"
+    return data
+
+
+@optional
+def evt_rest_event_created(post_id, request):
+    _record("evt_rest_event_created", post_id)
+
+
+@optional
+def evt_rest_event_updated(post_id, request):
+    _record("evt_rest_event_updated", post_id)
+
+
+@optional
+def evt_rest_event_deleted(post_id, force):
+    _record("evt_rest_event_deleted", f"{post_id} force={force}")
+
+
+@optional
+def evt_rest_venue_created(post_id, request):
+    _record("evt_rest_venue_created", post_id)
+
+
+@optional
+def evt_rest_venue_updated(post_id, request):
+    _record("evt_rest_venue_updated", post_id)
+
+
+@optional
+def evt_rest_venue_deleted(post_id, force):
+    _record("evt_rest_venue_deleted", f"{post_id} force={force}")
+
+
+@optional
+def evt_rest_organizer_created(post_id, request):
+    _record("evt_rest_organizer_created", post_id)
+
+
+@optional
+def evt_rest_organizer_updated(post_id, request):
+    _record("evt_rest_organizer_updated", post_id)
+
+
+@optional
+def evt_rest_organizer_deleted(post_id, force):
+    _record("evt_rest_organizer_deleted", f"{post_id} force={force}")
+
+
+@optional
+def evt_rest_attendee_updated(attendee_id, request):
+    _record("evt_rest_attendee_updated", attendee_id)
+
+
+@optional
+def evt_attendee_checked_in(attendee_id, attendee):
+    _record("evt_attendee_checked_in", f"{attendee_id} {attendee['ticket_code']}")
+
+
+@optional
+def evt_attendee_checked_out(attendee_id, attendee):
+    _record("evt_attendee_checked_out", f"{attendee_id} {attendee['ticket_code']}")
