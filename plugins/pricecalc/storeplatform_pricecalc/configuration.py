@@ -89,8 +89,8 @@ def merge(stored, body):
             merged[key] = body[key] if body[key] is not None else []
     if "formula" in body:
         merged["formula"] = body["formula"] or ""
-    # Saving a configuration enables the calculator unless the request itself says otherwise.
-    merged["enabled"] = True
+    # A new configuration is enabled; afterwards only settings.enabled changes that, so that
+    # a bulk update of prices does not switch a disabled calculator back on.
     if "enabled" in merged["settings"]:
         merged["enabled"] = merged["settings"].pop("enabled")
     return merged

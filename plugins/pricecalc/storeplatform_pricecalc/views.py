@@ -110,6 +110,11 @@ def post_calculate(request):
     body = read_body(request)
     # Absent measurements are the spec's missing_measurements, decided after the product.
     body.setdefault("measurements", None)
+    for key in ("product_id", "variation_id"):
+        # 5.0 is an integer for the host's StrictInt too; the reader made it a Decimal.
+        value = body.get(key)
+        if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
+            body[key] = int(value)
     v = deserialize(CALCULATE_BODY, body)
     product_id, variation_id = v["product_id"], v.get("variation_id")
     found = load_with_calculators(request.db, [product_id] + ([variation_id] if variation_id is not None else []))

@@ -1,0 +1,87 @@
+"""Variable products: variation_id selects a variation's price and its own configuration."""
+from decimal import Decimal
+
+import pytest
+
+from storeplatform.testing import assert_error, count_queries
+
+AREA = {"calculator_type": "area", "settings": {"pricing_unit": "sq ft"}}
+
+
+@pytest.fixture
+def shop(pc):
+    parent = pc.priced(AREA, price=None, type="variable")
+    plain = pc.product("Plain variation", price="4.00", type="variation", parent_id=parent)
+    own = pc.product("Own calculator", price="3.00", type="variation", parent_id=parent)
+    pc.save(own, {"calculator_type": "length", "settings": {"pricing_unit": "m"}})
+    other_parent = pc.priced(AREA, price=None, type="variable")
+    stranger = pc.product("Other's variation", price="1.00", type="variation", parent_id=other_parent)
+    simple = pc.priced(AREA, price="2.00")
+    return {"parent": parent, "plain": plain, "own": own, "stranger": stranger, "simple": simple}
+
+
+def test_variation_price_with_the_parent_configuration(pc, shop):
+    body = pc.calculate(shop["parent"], {"length": 3, "width": 2}, variation_id=shop["plain"]).json
+    # 6 sq ft x the variation's 4.00 = 24.00
+    assert body["price_per_unit"] == 4 and body["total_price"] == 24
+
+
+def test_variation_with_its_own_configuration(pc, shop):
+    body = pc.calculate(shop["parent"], {"length": "2.5"}, variation_id=shop["own"]).json
+    # 2.5 m x 3.00 = 7.50
+    assert body["measurement_unit"] == "m" and body["total_price"] == 7.5
+    assert_error(pc.calculate(shop["parent"], {"length": 2, "width": 2}, variation_id=shop["own"], status=400),
+                 400, "invalid_measurement", field="width")
+
+
+def test_variation_sale_price_applies(pc, shop):
+    sale = pc.product("On sale", price="4.00", sale_price=Decimal("3.50"), type="variation", parent_id=shop["parent"])
+    assert pc.calculate(shop["parent"], {"length": 2, "width": 1}, variation_id=sale).json["total_price"] == 7
+
+
+def test_parent_without_variation_uses_its_own_price(pc, shop):
+    # the variable product itself has no price: 0 per sq ft
+    assert pc.calculate(shop["parent"], {"length": 2, "width": 2}).json["total_price"] == 0
+
+
+def test_variation_of_another_product_is_refused(pc, shop):
+    res = pc.calculate(shop["parent"], {"length": 1, "width": 1}, variation_id=shop["stranger"], status=404)
+    assert_error(res, 404, "invalid_product", field="variation_id")
+
+
+@pytest.mark.parametrize("variation", ["simple", "parent", "missing"])
+def test_variation_id_that_is_no_variation_is_refused(pc, shop, variation):
+    vid = 999999 if variation == "missing" else shop[variation]
+    res = pc.calculate(shop["parent"], {"length": 1, "width": 1}, variation_id=vid, status=404)
+    assert_error(res, 404, "invalid_product", field="variation_id")
+
+
+def test_variation_id_on_a_simple_product_is_refused(pc, shop):
+    res = pc.calculate(shop["simple"], {"length": 1, "width": 1}, variation_id=shop["plain"], status=404)
+    assert_error(res, 404, "invalid_product")
+
+
+def test_a_variation_as_product_id_is_refused(pc, shop):
+    assert_error(pc.calculate(shop["plain"], {"length": 1, "width": 1}, status=404), 404, "invalid_product")
+
+
+def test_variation_with_disabled_own_calculator_is_refused(pc, shop):
+    pc.save(shop["own"], {"settings": {"enabled": "no"}})
+    res = pc.calculate(shop["parent"], {"length": 1}, variation_id=shop["own"], status=404)
+    assert_error(res, 404, "invalid_product")
+
+
+def test_variation_calculation_stays_within_two_queries(pc, shop):
+    pc.calculate(shop["parent"], {"length": 1, "width": 1}, variation_id=shop["plain"])
+    for vid, measurements in ((shop["plain"], {"length": 1, "width": 1}), (shop["own"], {"length": 1})):
+        with count_queries(pc.site.engine) as n:
+            pc.calculate(shop["parent"], measurements, variation_id=vid)
+        assert n() == 2
+
+
+def test_get_calculator_of_a_variation(pc, shop):
+    own = pc.config(shop["own"]).json
+    assert own["product_id"] == shop["own"] and own["calculator_type"] == "length"
+    inherited = pc.config(shop["plain"]).json
+    assert inherited["product_id"] == shop["plain"] and inherited["calculator_type"] == "area"
+    assert pc.table(shop["plain"]).json == {"product_id": shop["plain"], "pricing_unit": "sq ft", "rules": []}
