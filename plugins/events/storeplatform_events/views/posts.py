@@ -38,8 +38,7 @@ def embeds(request, rows, tz):
     """Venue and organizer objects for the events in ``rows`` (three queries at most)."""
     ids = {d.venue_id for _, d in rows if d.venue_id} | {d.organizer_id for _, d in rows if d.organizer_id}
     places = queries.places_by_id(request.db, ids)
-    readable = {pid: p for pid, p in places.items()
-                if p[0].status == "publish" or user_can(request, "read_post", p[0])}
+    readable = {pid: p for pid, p in places.items() if can_read(request, p[0])}
     venue_ids = [pid for pid, (_, v, _o) in readable.items() if v is not None]
     organizer_ids = [pid for pid, (_, _v, o) in readable.items() if o is not None]
     venue_counts = queries.event_counts(request.db, EventDetails.venue_id, venue_ids)
@@ -57,6 +56,19 @@ def item_json(request, kind, post, details, tz, embed=False):
     count = queries.event_counts(request.db, COUNT_COLUMNS[kind.name], [post.id]).get(post.id, 0)
     serializer = venue_json if kind is VENUE else organizer_json
     return serializer(request, post, details, tz, count)
+
+
+def can_read(request, post):
+    if post.status == "publish":
+        return True
+    # The host maps read_post of a trashed post to its former status (public when it was
+    # published); a trashed item is not public, so reading it needs edit_post, as in a classic CMS.
+    return user_can(request, "edit_post" if post.status == "trash" else "read_post", post)
+
+
+def require_readable(request, post):
+    if not can_read(request, post):
+        require(request, "edit_post" if post.status == "trash" else "read_post", post)
 
 
 def check_publish(request, status):
@@ -106,8 +118,7 @@ def _add_kind(config, ns, kind):
     @item.get(query=schemas.EmbedQuery() if kind is EVENT else None)
     def get_item(request):
         post, details = load(request, kind, int(request.matchdict["id"]))
-        if post.status != "publish":
-            require(request, "read_post", post)
+        require_readable(request, post)
         return item_json(request, kind, post, details, site_timezone(request.db),
                          embed=request.validated.get("_embed", False))
 
