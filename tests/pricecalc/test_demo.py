@@ -1,0 +1,38 @@
+"""Demo data through the CLI: products with calculators, loaded once."""
+import subprocess
+import sys
+from pathlib import Path
+
+from sqlalchemy import select
+
+from storeplatform.store.models import Product
+
+BIN = Path(sys.executable).parent
+
+
+def test_demo_command_adds_calculator_products_once(pc, database, tmp_path):
+    settings = database.settings(**{"storeplatform.plugins": "pricecalc"})
+    ini = tmp_path / "site.ini"
+    ini.write_text("[app:main]\nuse = egg:storeplatform\n" + "".join(
+        f"{key} = {value}\n" for key, value in settings.items() if key != "here"))
+    for _ in range(2):
+        done = subprocess.run([str(BIN / "storeplatform"), "-c", str(ini), "demo"], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+    with pc.site.session() as s:
+        ids = {p.sku: p.id for p in s.execute(select(Product).where(Product.sku.like("DEMO-PC-%"))).scalars()}
+    assert set(ids) == {"DEMO-PC-FLOOR", "DEMO-PC-FABRIC", "DEMO-PC-GRAVEL", "DEMO-PC-PAINT"}
+
+    floor = pc.calculate(ids["DEMO-PC-FLOOR"], {"length": 12, "width": 10}).json
+    # 120 sq ft + 10 % overage = 132 sq ft in the 100-500 tier on sale at 4.99 = 658.68
+    assert floor["total_price"] == 658.68 and floor["pricing_tier"]["is_sale"] is True
+    assert pc.config(ids["DEMO-PC-FLOOR"]).json["pricing_unit"] == "sq ft"
+    fabric = pc.calculate(ids["DEMO-PC-FABRIC"], {"length": 250}).json
+    # 250 cm = 2.5 m x 12.00 = 30.00
+    assert fabric["measurement_unit"] == "m" and fabric["total_price"] == 30
+    gravel = pc.calculate(ids["DEMO-PC-GRAVEL"], {"length": 10, "width": 10, "height": 3}).json
+    # 10 ft x 10 ft x 3 in = 25 cu ft = 0.9259 cu yd x 48.00 = 44.44, + 15.00 small load = 59.44
+    assert gravel["measurement_unit"] == "cu yd" and gravel["calculated_measurement"] == 0.9259
+    assert gravel["total_price"] == 59.44
+    paint = pc.calculate(ids["DEMO-PC-PAINT"], {"perimeter": 50, "height": 8, "openings": 3}).json
+    assert paint["total_price"] == 242.2  # (400 - 54) x 2 coats = 692 sq ft x 0.35
