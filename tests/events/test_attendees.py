@@ -1,0 +1,175 @@
+"""Attendees: issued when an order with ticket products is paid, cancelled with the order;
+list, get, lookup, update; the QR code image."""
+import io
+import re
+
+import pytest
+import segno
+
+from storeplatform.testing import assert_error
+
+ATTENDEE_FIELDS = {"id", "event_id", "event_name", "order_id", "order_number", "user_id", "first_name", "last_name",
+                   "email", "phone", "ticket_code", "status", "checked_in_at", "checked_out_at", "custom_fields",
+                   "date_created", "date_modified", "qr_code_url", "_links"}
+
+
+def test_one_attendee_per_ticket_unit_with_billing_names(evt):
+    event = evt.event("Gala")
+    other = evt.event("Other")
+    plain = evt.app.post_json("/api/store/v1/products", {"name": "Mug", "regular_price": "5"},
+                              headers=evt.admin).json["id"]
+    order_id = evt.order([(evt.product(event["id"]), 3), (plain, 2), (evt.product(other["id"]), 1)],
+                         billing={"first_name": "Zoë", "last_name": "Łukasz", "email": "zoe@example.com",
+                                  "phone": "+48 12"})
+    attendees = evt.attendees(order_id=order_id)
+    assert len(attendees) == 4
+    assert sorted(a["event_id"] for a in attendees) == sorted([event["id"]] * 3 + [other["id"]])
+    a = attendees[0]
+    assert set(a) == ATTENDEE_FIELDS
+    assert (a["first_name"], a["last_name"], a["email"], a["phone"]) == ("Zoë", "Łukasz", "zoe@example.com", "+48 12")
+    assert a["status"] == "active" and a["checked_in_at"] is None and a["checked_out_at"] is None
+    assert a["order_id"] == order_id and a["order_number"] == str(order_id) and a["custom_fields"] == {}
+    assert a["event_name"] in ("Gala", "Other")
+    codes = [x["ticket_code"] for x in attendees]
+    assert len(set(codes)) == 4 and all(re.fullmatch(r"[A-Z2-9]{16}", c) for c in codes)
+    assert a["qr_code_url"] == f"http://localhost/api/events/v1/tickets/{a['ticket_code']}/qr"
+
+
+def test_unpaid_orders_issue_no_tickets_and_paying_once_issues_them_once(evt):
+    event = evt.event()
+    order_id = evt.order([(evt.product(event["id"]), 2)], status="pending")
+    assert evt.attendees(order_id=order_id) == []
+    evt.set_order_status(order_id, "on-hold")
+    assert evt.attendees(order_id=order_id) == []
+    evt.set_order_status(order_id, "processing")
+    first = evt.attendees(order_id=order_id)
+    assert len(first) == 2
+    evt.set_order_status(order_id, "completed")
+    assert evt.attendees(order_id=order_id) == first
+
+
+@pytest.mark.parametrize("status", ["cancelled", "refunded"])
+def test_cancelled_or_refunded_order_cancels_its_attendees(evt, status):
+    event = evt.event()
+    attendees = evt.tickets(event["id"], 2)
+    evt.post("/checkin", {"ticket_code": attendees[0]["ticket_code"]}, status=200)
+    evt.set_order_status(attendees[0]["order_id"], status)
+    assert {a["status"] for a in evt.attendees(order_id=attendees[0]["order_id"])} == {"cancelled"}
+    res = evt.post("/checkin", {"ticket_code": attendees[1]["ticket_code"]}, status=400)
+    assert_error(res, 400, "evt_rest_cancelled_ticket")
+    # Paid again: the same tickets come back.
+    evt.set_order_status(attendees[0]["order_id"], "processing")
+    again = evt.attendees(order_id=attendees[0]["order_id"])
+    assert {a["status"] for a in again} == {"active"}
+    assert sorted(a["ticket_code"] for a in again) == sorted(a["ticket_code"] for a in attendees)
+
+
+def test_products_naming_no_event_issue_nothing(evt):
+    venue = evt.venue()
+    bad = [evt.app.post_json("/api/store/v1/products", {"name": n, "regular_price": "1", "meta": {"event_id": v}},
+                             headers=evt.admin).json["id"] for n, v in (("a", venue["id"]), ("b", 999), ("c", "x"),
+                                                                         ("d", True))]
+    order_id = evt.order([(p, 1) for p in bad])
+    assert evt.attendees(order_id=order_id) == []
+    event = evt.event()
+    text_id = evt.app.post_json("/api/store/v1/products", {"name": "t", "regular_price": "1",
+                                                           "meta": {"event_id": str(event["id"])}},
+                                headers=evt.admin).json["id"]
+    assert len(evt.attendees(order_id=evt.order([(text_id, 1)]))) == 1
+
+
+def test_get_lookup_and_update(evt):
+    event = evt.event("Gala")
+    a = evt.tickets(event["id"])[0]
+    assert evt.get(f"/attendees/{a['id']}", headers=evt.admin).json == a
+    assert evt.get(f"/attendees/code/{a['ticket_code']}", headers=evt.admin).json == a
+    assert_error(evt.get("/attendees/999", headers=evt.admin, status=404), 404, "evt_rest_attendee_invalid_id")
+    assert_error(evt.get("/attendees/code/NOSUCHCODE", headers=evt.admin, status=404), 404,
+                 "evt_rest_attendee_invalid_code")
+    assert_error(evt.put("/attendees/999", {"first_name": "x"}, status=404), 404, "evt_rest_attendee_invalid_id")
+    res = evt.put(f"/attendees/{a['id']}", {"first_name": "Ann", "last_name": "N.", "email": "ann@example.com",
+                                            "phone": "123"}, status=200).json
+    assert (res["first_name"], res["last_name"], res["email"], res["phone"]) == ("Ann", "N.", "ann@example.com", "123")
+    assert res["ticket_code"] == a["ticket_code"] and res["status"] == "active"
+    for status in ("checked_in", "checked_out", "cancelled", "active"):
+        assert evt.put(f"/attendees/{a['id']}", {"status": status}, status=200).json["status"] == status
+    final = evt.get(f"/attendees/{a['id']}", headers=evt.admin).json
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}", final["checked_in_at"])
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}", final["checked_out_at"])
+
+
+@pytest.mark.parametrize("body, param", [({"status": "used"}, "status"), ({"email": "nope"}, "email"),
+                                         ({"first_name": 3}, "first_name")])
+def test_update_validation(evt, body, param):
+    a = evt.tickets(evt.event()["id"])[0]
+    res = evt.put(f"/attendees/{a['id']}", body, status=400)
+    assert param in assert_error(res, 400, "rest_invalid_param")["data"]["params"]
+    assert evt.get(f"/attendees/{a['id']}", headers=evt.admin).json == a
+
+
+def test_attendee_routes_need_manage_shop(evt):
+    a = evt.tickets(evt.event()["id"])[0]
+    for path in ("/attendees", f"/attendees/{a['id']}", f"/attendees/code/{a['ticket_code']}"):
+        assert_error(evt.get(path, status=401), 401, "evt_rest_forbidden")
+        for role in ("editor", "author", "customer"):
+            assert_error(evt.get(path, headers=evt.site.headers_for(role), status=403), 403, "evt_rest_forbidden")
+        evt.get(path, headers=evt.site.headers_for("shop_manager"), status=200)
+    assert_error(evt.put(f"/attendees/{a['id']}", {"status": "cancelled"}, headers=evt.site.headers_for("editor"),
+                         status=403), 403, "evt_rest_forbidden")
+    assert_error(evt.put(f"/attendees/{a['id']}", {"status": "cancelled"}, headers={}, status=401), 401,
+                 "evt_rest_forbidden")
+
+
+@pytest.fixture
+def crowd(evt):
+    e1, e2 = evt.event("One"), evt.event("Two")
+    a = evt.tickets(e1["id"], 2, billing={"first_name": "Anna", "last_name": "Alpha", "email": "anna@example.com"})
+    b = evt.tickets(e1["id"], 1, billing={"first_name": "Bert", "last_name": "Beta", "email": "bert@example.org"})
+    c = evt.tickets(e2["id"], 1, billing={"first_name": "Cleo", "last_name": "Gamma", "email": "cleo@example.com"})
+    evt.post("/checkin", {"ticket_code": b[0]["ticket_code"]}, status=200)
+    return {"evt": evt, "e1": e1, "e2": e2, "a": a, "b": b, "c": c}
+
+
+def test_attendee_list_parameters(crowd):
+    evt = crowd["evt"]
+    everyone = evt.get("/attendees", headers=evt.admin)
+    assert everyone.headers["X-Total"] == "4" and len(everyone.json) == 4
+    assert [x["id"] for x in everyone.json] == sorted((x["id"] for x in everyone.json), reverse=True)
+
+    def names(**params):
+        return [f"{x['first_name']}" for x in evt.attendees(**params)]
+
+    assert sorted(names(event=crowd["e1"]["id"])) == ["Anna", "Anna", "Bert"]
+    assert names(order_id=crowd["c"][0]["order_id"]) == ["Cleo"]
+    assert names(status="checked_in") == ["Bert"]
+    assert names(status="cancelled") == []
+    assert names(search="gamma") == ["Cleo"]
+    assert names(search="example.org") == ["Bert"]
+    assert names(search="ber") == ["Bert"]
+    assert names(search=crowd["c"][0]["ticket_code"].lower()) == ["Cleo"]
+    assert names(orderby="first_name", order="ASC") == ["Anna", "Anna", "Bert", "Cleo"]
+    assert names(orderby="last_name", order="DESC") == ["Cleo", "Bert", "Anna", "Anna"]
+    assert names(orderby="email", order="asc")[-1] == "Cleo"
+    assert names(orderby="status", order="ASC")[-1] == "Bert"
+    assert names(event=999) == []
+    page = evt.get("/attendees", params={"per_page": 3, "page": 2}, headers=evt.admin)
+    assert len(page.json) == 1 and page.headers["X-TotalPages"] == "2" and 'rel="prev"' in page.headers["Link"]
+
+
+@pytest.mark.parametrize("param, value", [("orderby", "ticket_code"), ("order", "random"), ("event", "x"),
+                                          ("order_id", "0"), ("status", "used"), ("per_page", "101"),
+                                          ("page", "0")])
+def test_attendee_list_rejects_bad_parameters(evt, param, value):
+    res = evt.get("/attendees", params={param: value}, headers=evt.admin, status=400)
+    assert param in assert_error(res, 400, "rest_invalid_param")["data"]["params"]
+
+
+def test_qr_code_is_a_png_of_the_ticket_code(evt):
+    a = evt.tickets(evt.event()["id"])[0]
+    res = evt.app.get(a["qr_code_url"].replace("http://localhost", ""), status=200)
+    assert res.content_type == "image/png" and res.body[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "no-store" in res.headers["Cache-Control"]
+    expected = io.BytesIO()
+    segno.make(a["ticket_code"], error="m", micro=False).save(expected, kind="png", scale=6, border=4)
+    assert res.body == expected.getvalue()
+    assert_error(evt.get("/tickets/NOSUCHCODE/qr", status=404), 404, "evt_rest_attendee_invalid_code")
