@@ -1,0 +1,196 @@
+"""Extension points (hookspecs, filters, actions once per change, third-party route), the API
+switch, demo data and the command line."""
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from storeplatform.plugins import make_plugin_manager
+from storeplatform.testing import assert_error
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOL = str(Path(sys.executable).with_name("storeplatform"))
+ACTIONS = {
+    "evt_rest_event_created": ["post_id", "request"], "evt_rest_event_updated": ["post_id", "request"],
+    "evt_rest_event_deleted": ["post_id", "force"], "evt_rest_venue_created": ["post_id", "request"],
+    "evt_rest_venue_updated": ["post_id", "request"], "evt_rest_venue_deleted": ["post_id", "force"],
+    "evt_rest_organizer_created": ["post_id", "request"], "evt_rest_organizer_updated": ["post_id", "request"],
+    "evt_rest_organizer_deleted": ["post_id", "force"], "evt_rest_attendee_updated": ["attendee_id", "request"],
+    "evt_attendee_checked_in": ["attendee_id", "attendee"], "evt_attendee_checked_out": ["attendee_id", "attendee"],
+    "evt_rest_prepare_event": ["data", "post", "request"], "evt_rest_prepare_venue": ["data", "post", "request"],
+    "evt_rest_prepare_organizer": ["data", "post", "request"],
+    "evt_rest_prepare_attendee": ["data", "attendee", "request"],
+}
+
+
+def test_hookspecs_have_the_spec_names_and_arguments():
+    pm = make_plugin_manager(["events"])
+    for name, args in ACTIONS.items():
+        assert list(getattr(pm.hook, name).spec.argnames) == args, name
+    assert not hasattr(make_plugin_manager([]).hook, "evt_rest_event_created")
+
+
+def test_every_evt_hook_is_documented():
+    pm = make_plugin_manager(["events"])
+    text = (ROOT / "docs" / "events-hooks.md").read_text()
+    specs = [n for n in dir(pm.hook) if n.startswith("evt_")]
+    assert sorted(specs) == sorted(ACTIONS)
+    assert [n for n in specs if f"`{n}`" not in text] == []
+
+
+def test_third_party_plugin_loads_without_events(make_site):
+    site = make_site(**{"storeplatform.plugins": "thirdparty"})
+    assert site.app.get("/api/store/v1/thirdparty/ping").json == {"pong": True}
+    assert "events/v1" not in site.app.get("/api/").json["namespaces"]
+
+
+def test_third_party_route_and_filter(evt3):
+    index = evt3.get("/").json
+    assert "/events/v1/speakers" in index["routes"] or any("speakers" in r for r in index["routes"])
+    assert evt3.get("/speakers").json[0]["name"] == "Ada Lovelace"
+    venue = evt3.venue()
+    created = evt3.event("Filtered", venue_id=venue["id"])
+    assert created["thirdparty_badge"] == f"badge-{created['id']}"
+    assert evt3.get(f"/events/{created['id']}").json["thirdparty_badge"] == f"badge-{created['id']}"
+    assert evt3.get("/events?_embed=1").json[0]["thirdparty_badge"] == f"badge-{created['id']}"
+    assert evt3.put(f"/events/{created['id']}", {"title": "x"}).json["thirdparty_badge"]
+    assert evt3.delete(f"/events/{created['id']}").json["previous"]["thirdparty_badge"]
+
+
+def test_speakers_route_is_absent_without_the_third_party_plugin(evt):
+    assert_error(evt.get("/speakers", status=404), 404, "rest_no_route")
+    assert not any("speakers" in r for r in evt.get("/").json["routes"])
+
+
+def test_actions_fire_once_per_rest_change(evt3, evt_log):
+    kinds = {"event": ("events", {"title": "E"}), "venue": ("venues", {"name": "V"}),
+             "organizer": ("organizers", {"name": "O"})}
+    expected = []
+    for kind, (path, body) in kinds.items():
+        item = evt3.post(f"/{path}", body, status=201).json
+        evt3.put(f"/{path}/{item['id']}", {"phone": "1"} if kind != "event" else {"capacity": 3}, status=200)
+        evt3.delete(f"/{path}/{item['id']}", status=200)
+        evt3.delete(f"/{path}/{item['id']}", status=200)  # already in the trash: no change, no action
+        evt3.delete(f"/{path}/{item['id']}?force=true", status=200)
+        expected += [f"evt_rest_{kind}_created {item['id']}", f"evt_rest_{kind}_updated {item['id']}",
+                     f"evt_rest_{kind}_deleted {item['id']} force=False",
+                     f"evt_rest_{kind}_deleted {item['id']} force=True"]
+    # Refused changes fire nothing.
+    evt3.post("/events", {"title": "x", "venue_id": 999}, status=400)
+    evt3.post("/events", {"title": "x"}, headers=evt3.site.headers_for("subscriber"), status=403)
+    event = evt3.event("Tickets")
+    expected.append(f"evt_rest_event_created {event['id']}")
+    ticket = evt3.tickets(event["id"])[0]
+    evt3.put(f"/attendees/{ticket['id']}", {"first_name": "Z"}, status=200)
+    code = ticket["ticket_code"]
+    evt3.post("/checkin", {"ticket_code": code}, status=200)
+    evt3.post("/checkin", {"ticket_code": code}, status=200)  # already in: no action
+    evt3.post("/checkin/validate", {"ticket_code": code}, status=200)
+    evt3.post("/checkin/checkout", {"ticket_code": code}, status=200)
+    evt3.post("/checkin/checkout", {"ticket_code": code}, status=400)
+    expected += [f"evt_rest_attendee_updated {ticket['id']}", f"evt_attendee_checked_in {ticket['id']} {code}",
+                 f"evt_attendee_checked_out {ticket['id']} {code}"]
+    assert evt_log() == expected
+
+
+def test_api_switch(evt):
+    event = evt.event()
+    evt.site.set_option("events.rest_api_enabled", False)
+    for path in ("/events", f"/events/{event['id']}", "/calendar/month", "/attendees", "/nosuch", "/",
+                 "/tickets/X/qr"):
+        assert_error(evt.get(path, status=403), 403, "evt_api_disabled")
+        assert_error(evt.get(path, headers=evt.admin, status=403), 403, "evt_api_disabled")
+    assert_error(evt.post("/events", {"title": "x"}, status=403), 403, "evt_api_disabled")
+    assert_error(evt.post("/checkin", {"ticket_code": "x"}, status=403), 403, "evt_api_disabled")
+    # Other namespaces are not affected.
+    evt.app.get("/api/store/v1/products", headers=evt.admin, status=200)
+    evt.site.set_option("events.rest_api_enabled", True)
+    evt.get("/events", status=200)
+
+
+def test_options_in_the_advanced_section(evt):
+    options = {o["id"]: o for o in evt.app.get("/api/store/v1/settings/advanced", headers=evt.admin).json}
+    assert options["events.rest_api_enabled"]["value"] is True and options["events.rest_api_enabled"]["type"] == "bool"
+    assert options["events.webhooks_enabled"]["type"] == "bool"
+    res = evt.app.put_json("/api/store/v1/settings/advanced", {"events.webhooks_enabled": False}, headers=evt.admin,
+                           status=200).json
+    assert {o["id"]: o["value"] for o in res}["events.webhooks_enabled"] is False
+    evt.get("/events", status=200)  # stored, no effect
+    evt.app.put_json("/api/store/v1/settings/advanced", {"events.rest_api_enabled": False}, headers=evt.admin,
+                     status=200)
+    assert_error(evt.get("/events", status=403), 403, "evt_api_disabled")
+
+
+# --- command line and demo data ------------------------------------------------------------------
+
+@pytest.fixture
+def cli(evt3, database, tmp_path, evt_log):
+    ini = tmp_path / "site.ini"
+    ini.write_text(f"""[app:main]
+use = egg:storeplatform
+sqlalchemy.url = {database.url}
+huey.url = memory://
+storeplatform.plugins = events thirdparty
+storeplatform.secret = {database.secret}
+""")
+
+    def run(*args, ok=True):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("STOREPLATFORM_")}
+        proc = subprocess.run([TOOL, "-c", str(ini), *args], capture_output=True, text=True, timeout=120, env=env)
+        if ok:
+            assert proc.returncode == 0, proc.stderr
+        return proc
+
+    run.evt = evt3
+    return run
+
+
+def test_cli_checkin_and_checkout_fire_once(cli, evt_log):
+    evt = cli.evt
+    event = evt.event("Door")
+    other = evt.event("Other")
+    ticket = evt.tickets(event["id"])[0]
+    code = ticket["ticket_code"]
+    evt_log.path.write_text("")
+    assert cli("events", "checkin", code).stdout.startswith("checked in: Anna Nowak")
+    assert cli("events", "checkin", code).stdout.startswith("already checked in")
+    assert cli("events", "checkout", code).stdout.startswith("checked out")
+    assert evt_log() == [f"evt_attendee_checked_in {ticket['id']} {code}",
+                         f"evt_attendee_checked_out {ticket['id']} {code}"]
+    assert evt.get(f"/attendees/{ticket['id']}", headers=evt.admin).json["status"] == "checked_out"
+    for args, code_name in ((("checkout", code), "evt_rest_not_checked_in"), (("checkin", "NOSUCH"),
+                            "evt_rest_invalid_ticket"), (("checkin", code, "--event-id", str(other["id"])),
+                                                         "evt_rest_wrong_event")):
+        proc = cli("events", *args, ok=False)
+        assert proc.returncode == 1 and proc.stderr.strip().count("\n") == 0 and code_name in proc.stderr
+
+
+def test_demo_data_fires_each_action_once_and_is_idempotent(cli, evt_log):
+    evt = cli.evt
+    cli("demo")
+    lines = evt_log()
+    names = [line.split()[0] for line in lines]
+    assert names.count("evt_rest_venue_created") == 3 and names.count("evt_rest_organizer_created") == 2
+    assert names.count("evt_rest_event_created") == 12 and names.count("evt_attendee_checked_in") == 2
+    assert len(set(lines)) == len(lines)
+    events = evt.get("/events", params={"per_page": 100})
+    assert events.headers["X-Total"] == "12"
+    month = evt.get("/calendar/month").json
+    assert month["total_events"] == 12
+    assert evt.get("/calendar/categories").json["total"] == 4
+    attendees = evt.get("/attendees", headers=evt.admin)
+    assert int(attendees.headers["X-Total"]) == 9
+    assert len(evt.get("/venues").json) == 3 and len(evt.get("/organizers").json) == 2
+    cli("demo")
+    assert evt_log() == lines
+    assert evt.get("/events").headers["X-Total"] == "12"
+
+
+def test_ticket_codes_are_not_guessable():
+    from storeplatform_events.tickets import new_ticket_code
+
+    codes = {new_ticket_code() for _ in range(2000)}
+    assert len(codes) == 2000 and all(re.fullmatch(r"[A-HJ-NP-Z2-9]{16}", c) for c in codes)
