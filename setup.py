@@ -32,6 +32,7 @@ setup(
     },
     entry_points={
         "paste.app_factory": ["main = storeplatform:main"],
+        "paste.server_runner": ["waitress = storeplatform.server:waitress", "gunicorn = storeplatform.server:gunicorn"],
         "console_scripts": ["storeplatform = storeplatform.cli:main"],
     },
 )

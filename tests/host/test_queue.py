@@ -18,12 +18,12 @@ def log_of(site):
 def log_in(registry):
     import transaction
 
+    from sp_thirdparty.tasks import recorded
     from storeplatform.db import get_tm_session
-    from storeplatform.store.options import get_option
 
     tm = transaction.TransactionManager(explicit=True)
     with tm:
-        return get_option(get_tm_session(registry["db.session_factory"], tm, registry), "thirdparty_tasks.log")
+        return " ".join(recorded(get_tm_session(registry["db.session_factory"], tm, registry)))
 
 
 def test_immediate_queue_runs_after_commit_only(make_site):

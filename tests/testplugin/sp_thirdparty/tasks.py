@@ -2,7 +2,8 @@
 from storeplatform.hookspecs import hookimpl
 from storeplatform.queue import enqueue_after_commit
 from storeplatform.rest import RestError, StrictBoolean, namespace
-from storeplatform.store.options import OptionSpec, get_option, set_option
+from storeplatform.store.models import Post
+from storeplatform.store.options import OptionSpec, set_option
 
 import colander
 
@@ -13,8 +14,16 @@ class JobBody(colander.MappingSchema):
 
 
 def record(ctx, value):
-    log = get_option(ctx.session, "thirdparty_tasks.log")
-    set_option(ctx.session, "thirdparty_tasks.log", (log + " " + value).strip())
+    # Insert-only, so that tasks running at once in several workers cannot lose each other's work.
+    ctx.session.add(Post(post_type="thirdparty_log", title=value, status="private"))
+
+
+def recorded(session):
+    """The values recorded by tasks, in the order they ran."""
+    from sqlalchemy import select
+
+    stmt = select(Post.title).where(Post.post_type == "thirdparty_log").order_by(Post.id)
+    return list(session.execute(stmt).scalars())
 
 
 @hookimpl
@@ -24,8 +33,7 @@ def storeplatform_tasks():
 
 @hookimpl
 def storeplatform_site_options():
-    return [OptionSpec("thirdparty_tasks.log", "text", "", "thirdparty_tasks", "Values recorded by tasks"),
-            OptionSpec("thirdparty_tasks.requested", "text", "", "thirdparty_tasks", "Values requested")]
+    return [OptionSpec("thirdparty_tasks.requested", "text", "", "thirdparty_tasks", "Value last requested")]
 
 
 @hookimpl

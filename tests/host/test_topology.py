@@ -1,0 +1,76 @@
+"""The production topology for real: config/production.ini under gunicorn with several web
+processes, and several standalone worker processes, on the run's database and queue
+(PostgreSQL + Redis in the server run)."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from storeplatform.testing import queue_url, wait_for
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def post(port, path, body):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(req, timeout=30) as res:
+        return res.status, json.loads(res.read())
+
+
+def test_gunicorn_web_processes_and_worker_processes(make_site, database, tmp_path):
+    url = queue_url(tmp_path)
+    site = make_site(**{"storeplatform.plugins": "thirdparty_tasks", "huey.url": url})
+    ini = tmp_path / "production.ini"
+    text = (ROOT / "config" / "production.ini").read_text()
+    text = text.replace("storeplatform.plugins = invoicing pricecalc events", "storeplatform.plugins = thirdparty_tasks")
+    text = text.replace("[app:main]", f"[app:main]\nhuey.name = {site.registry.settings['huey.name']}")
+    ini.write_text(text)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STOREPLATFORM_")}
+    env.update(STOREPLATFORM_DATABASE_URL=database.url, STOREPLATFORM_HUEY_URL=url, STOREPLATFORM_SECRET=database.secret)
+    port = free_port()
+    procs = [subprocess.Popen([BIN / "pserve", ini, f"http_port={port}"], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)]
+    procs += [subprocess.Popen([BIN / "storeplatform", "-c", ini, "worker", "--workers", "2"], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
+    try:
+        def up():
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/", timeout=2):
+                    return True
+            except OSError:
+                assert procs[0].poll() is None, procs[0].stderr.read()
+                return False
+
+        wait_for(up, timeout=60, interval=0.2)
+        values = [f"v{i}" for i in range(12)]
+        for value in values:
+            assert post(port, "/api/store/v1/thirdparty/jobs", {"value": value}) == (202, {"queued": value})
+
+        def recorded():
+            from sp_thirdparty.tasks import recorded as recorded_values
+
+            with site.session() as s:
+                return recorded_values(s)
+
+        # Each task ran exactly once, whichever worker process took it.
+        wait_for(lambda: len(recorded()) >= len(values), timeout=60)
+        time.sleep(0.5)
+        assert sorted(recorded()) == sorted(values)
+    finally:
+        for proc in procs:
+            proc.send_signal(signal.SIGTERM)
+        for proc in procs:
+            proc.wait(timeout=30)
