@@ -50,3 +50,29 @@ def storeplatform_includeme(config):
             raise RestError(409, "thirdparty_failed", "Failed after enqueueing: nothing may be sent.")
         request.response.status = 202
         return {"queued": value}
+
+    private = namespace(config, "private/v1").configure(index_permission="manage_options",
+                                                        description="A namespace whose index needs manage_options.")
+    secret = private.service(config, "private-secret", "/secret", "A route of the private namespace.")
+
+    @secret.get(permission="manage_options")
+    def get_secret(request):
+        return {"secret": True}
+
+
+@hookimpl
+def storeplatform_authenticate(request):
+    """An extra authentication method: a shared test token naming the login."""
+    token = request.headers.get("X-Test-Token")
+    if token is None:
+        return None
+    from sqlalchemy import select
+
+    from storeplatform.auth import Identity
+    from storeplatform.store.models import User
+
+    login = token.removeprefix("let-me-in:")
+    user = request.db.execute(select(User).where(User.login == login)).scalar_one_or_none()
+    if not token.startswith("let-me-in:") or user is None:
+        raise RestError(401, "thirdparty_bad_token", "The test token is wrong.")
+    return Identity(user, "thirdparty_token")

@@ -1,0 +1,48 @@
+"""Extension points seen from a third-party plugin: authentication hook, private namespace
+index, settings from the environment."""
+from storeplatform.testing import assert_error
+
+
+def test_plugin_authentication_method(make_site):
+    site = make_site(**{"storeplatform.plugins": "thirdparty_tasks"})
+    site.create_user("gina", "shop_manager")
+    me = site.app.get("/api/store/v1/users/me", headers={"X-Test-Token": "let-me-in:gina"}).json
+    assert me["login"] == "gina"
+    assert_error(site.app.get("/api/store/v1/users/me", headers={"X-Test-Token": "nope"}, status=401), 401,
+                 "thirdparty_bad_token")
+    # Without its header the plugin answers None and the host's methods run.
+    assert site.app.get("/api/store/v1/users/me", headers=site.headers_for("editor")).json["login"] == "editor"
+
+
+def test_plugin_authentication_is_tried_before_the_host_methods(make_site):
+    site = make_site(**{"storeplatform.plugins": "thirdparty_tasks"})
+    site.create_user("gina", "shop_manager")
+    headers = {**site.headers_for("editor"), "X-Test-Token": "let-me-in:gina"}
+    assert site.app.get("/api/store/v1/users/me", headers=headers).json["login"] == "gina"
+
+
+def test_namespace_index_can_require_a_capability(make_site):
+    site = make_site(**{"storeplatform.plugins": "thirdparty_tasks"})
+    assert_error(site.app.get("/api/private/v1/", status=401), 401, "rest_not_logged_in")
+    assert_error(site.app.get("/api/private/v1/", headers=site.headers_for("editor"), status=403), 403,
+                 "rest_forbidden")
+    index = site.app.get("/api/private/v1/", headers=site.headers_for("administrator")).json
+    assert list(index["routes"]) == ["/private/v1/secret"]
+    assert "private/v1" in site.app.get("/api/").json["namespaces"]
+
+
+def test_environment_overrides_the_ini(make_site, monkeypatch, tmp_path):
+    other = tmp_path / "other.sqlite"
+    monkeypatch.setenv("STOREPLATFORM_SECRET", "from-the-environment")
+    monkeypatch.setenv("STOREPLATFORM_HUEY_URL", f"sqlite:///{tmp_path}/q/huey.sqlite")
+    monkeypatch.setenv("STOREPLATFORM_DATABASE_URL", f"sqlite:///{other}")
+    from storeplatform import make_config
+
+    config = make_config(**{"sqlalchemy.url": "sqlite:////nonexistent/x.sqlite", "huey.url": "memory://",
+                            "storeplatform.secret": "from-the-ini"})
+    settings = config.registry.settings
+    assert settings["storeplatform.secret"] == "from-the-environment"
+    assert settings["sqlalchemy.url"] == f"sqlite:///{other}"
+    assert config.registry["queue.huey"].storage.filename == f"{tmp_path}/q/huey.sqlite"
+    assert (tmp_path / "q").is_dir()
+    config.registry["db.engine"].dispose()
