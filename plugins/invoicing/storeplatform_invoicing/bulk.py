@@ -16,7 +16,7 @@ from storeplatform.queue import enqueue_now
 from storeplatform.store.models import Order
 from storeplatform.store.orders import STATUSES
 
-from .documents import UnbillableOrder, regenerate
+from .documents import UNBILLABLE_STATUSES, UnbillableOrder, regenerate
 from .models import DOCUMENT_TYPES, Job, JobItem
 
 log = logging.getLogger(__name__)
@@ -52,16 +52,19 @@ def _order_ids(args):
 def cmd_regenerate(env, args):
     ids = _order_ids(args)
     with env.transaction() as session:
-        stmt = select(Order.id).order_by(Order.id)
+        stmt = select(Order.id, Order.status).order_by(Order.id)
         if ids:
             stmt = stmt.where(Order.id.in_(ids))
         if args.status:
             stmt = stmt.where(Order.status.in_(args.status))
-        order_ids = session.execute(stmt).scalars().all()
-        if ids:
-            missing = sorted(set(ids) - set(order_ids))
-            if missing and not args.status:
+        rows = session.execute(stmt).all()
+        if ids and not args.status:
+            missing = sorted(set(ids) - {row.id for row in rows})
+            if missing:
                 raise CliError("no order with id " + ", ".join(map(str, missing)))
+        # As POST regenerate: cancelled and failed orders only with a forced type.
+        order_ids = [row.id for row in rows if args.force_type or row.status not in UNBILLABLE_STATUSES]
+        skipped = len(rows) - len(order_ids)
         job = Job(force_type=args.force_type, total=len(order_ids))
         session.add(job)
         session.flush()
@@ -69,6 +72,8 @@ def cmd_regenerate(env, args):
         for start in range(0, len(order_ids), INSERT_CHUNK):
             session.execute(insert(JobItem), [{"job_id": job_id, "order_id": oid, "done": False}
                                               for oid in order_ids[start:start + INSERT_CHUNK]])
+    if skipped:
+        print(f"skipping {skipped} cancelled or failed orders (use --force-type to include them)", file=sys.stderr)
     total = len(order_ids)
     if not total:
         print("no orders to regenerate", file=sys.stderr)
@@ -93,18 +98,26 @@ def progress(env, job_id):
     return done, failed
 
 
-def watch(env, job_id, total, interval=0.25, stream=None):
+def watch(env, job_id, total, interval=0.25, stream=None, hint_after=15.0):
     stream = stream or sys.stderr
-    started = time.monotonic()
+    started = last_change = time.monotonic()
     print(f"regenerating {total} orders (job {job_id}); the worker (storeplatform worker) does the work; "
           "Ctrl-C stops watching, not the job", file=stream)
+    shown = None
+    hinted = False
     while True:
         done, failed = progress(env, job_id)
-        draw(stream, done, total, failed, time.monotonic() - started)
+        now = time.monotonic()
+        if (done, failed) != shown:
+            draw(stream, done, total, failed, now - started)
+            shown, last_change = (done, failed), now
         if done >= total:
             stream.write("\n")
             stream.flush()
             return done, failed
+        if not hinted and now - last_change > hint_after:
+            stream.write(f"\nno progress for {hint_after:.0f}s: is a worker running on this queue?\n")
+            hinted = True
         time.sleep(interval)
 
 

@@ -62,9 +62,12 @@ def ensure_document(session, order, document_type):
         session.add(document)
         session.flush()
     except IntegrityError:
-        # The other transaction inserted it first; rolling back the savepoint gives our
+        # Another transaction inserted it first; rolling back the savepoint gives our
         # number back.
         savepoint.rollback()
-        return find_document(session, order.id, document_type)
+        existing = find_document(session, order.id, document_type)
+        if existing is None:
+            raise
+        return existing
     savepoint.commit()
     return document

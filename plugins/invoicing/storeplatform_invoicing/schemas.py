@@ -6,7 +6,7 @@ from .models import DOCUMENT_TYPES
 
 class RegenerateBody(colander.MappingSchema):
     force_type = colander.SchemaNode(
-        colander.String(), missing=colander.drop, validator=colander.OneOf(DOCUMENT_TYPES),
+        colander.String(allow_empty=True), missing=colander.drop, validator=colander.OneOf(DOCUMENT_TYPES),
         description="Document type to make instead of the automatically resolved one.")
 
 

@@ -1,0 +1,26 @@
+"""Demo data: a few orders with rendered documents, loaded once however often it runs."""
+from sqlalchemy import select
+
+from storeplatform.plugins import call_action
+
+from .conftest import pdf_text
+
+
+def test_demo_data_has_documents_and_is_idempotent(shop):
+    from storeplatform_invoicing.models import Document
+
+    hook = shop.registry["plugins"].hook
+    for _ in range(2):
+        with shop.session() as s:
+            call_action(hook.storeplatform_demo_data, session=s)
+    with shop.session() as s:
+        rows = s.execute(select(Document.document_type, Document.display_number, Document.pdf)
+                         .order_by(Document.id)).all()
+    types = [r.document_type for r in rows]
+    # The host's two demo orders (completed, processing) and ours (completed, refunded,
+    # processing with a packing slip too).
+    assert sorted(types) == sorted(["invoice", "invoice", "invoice", "credit-note", "invoice", "packing-slip"])
+    assert all(r.pdf for r in rows)
+    texts = "\n".join(pdf_text(r.pdf) for r in rows)
+    for name in ("Ωμέγα Παπαδοπούλου", "Дмитрий Соколов", "Zoë Łukasz"):
+        assert name in texts

@@ -1,0 +1,102 @@
+"""What the PDF shows, read back with pypdf: shop, title, number, dates, billing address in
+any script, line items, totals in the store's money format, and the fonts that draw them."""
+from pathlib import Path
+
+import pytest
+
+from .conftest import API, CYRILLIC, GREEK, pdf_fonts, pdf_text
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def pdf_of(shop, order_id):
+    return shop.app.get(f"{API}/documents/{order_id}/pdf", headers=shop.headers_for("shop_manager")).body
+
+
+def test_invoice_shows_everything(shop):
+    shop.set_option("store.name", "Ακμή Shop")
+    shop.set_option("store.address", "Rue du Marché 4\n1000 Bruxelles")
+    order = shop.order("completed", billing={**GREEK, "company": "Zoë Łukasz Sp. z o.o."})
+    meta = shop.meta(order["id"]).json
+    text = pdf_text(pdf_of(shop, order["id"]))
+    for expected in ("Ακμή Shop", "Rue du Marché 4", "1000 Bruxelles", "Invoice", meta["display_number"],
+                     "Ωμέγα Παπαδοπούλου", "Οδός Ερμού 12", "105 63 Αθήνα", "Zoë Łukasz Sp. z o.o.",
+                     "Desk lamp", "Кабель USB-C", "$39.90", "$7.25", "$21.75", "$61.65",
+                     meta["generated_date"][:10], f"Order number:\n{order['id']}"):
+        assert expected in text, expected
+    assert "■" not in text
+    fonts = pdf_fonts(pdf_of(shop, order["id"]))
+    assert any(name.endswith("+DejaVuSans") for name in fonts), fonts
+
+
+def test_cyrillic_customer_and_money_format(shop):
+    shop.set_option("store.currency", "EUR")
+    shop.set_option("store.currency_position", "right_space")
+    shop.set_option("store.thousand_separator", ".")
+    shop.set_option("store.decimal_separator", ",")
+    products = shop.products()
+    order = shop.order("completed", billing=CYRILLIC, lines=[(products[0], 30), (products[1], 1)])
+    text = pdf_text(pdf_of(shop, order["id"]))
+    assert "Дмитрий Соколов" in text and "Новосибирск" in text
+    # 30 x 39.90 = 1197.00; + 7.25 = 1204.25
+    assert "1.197,00 €" in text and "1.204,25 €" in text and "39,90 €" in text
+
+
+def test_twenty_line_items_all_appear(shop):
+    from storeplatform.store.models import Product
+
+    with shop.session() as s:
+        items = [Product(name=f"Item Ω{i:02d}", regular_price=f"{i}.05", meta={}) for i in range(1, 21)]
+        s.add_all(items)
+        s.flush()
+        ids = [p.id for p in items]
+    order = shop.order("completed", lines=[(pid, 2) for pid in ids])
+    text = pdf_text(pdf_of(shop, order["id"]))
+    for i in range(1, 21):
+        assert f"Item Ω{i:02d}" in text
+    assert f"${order['total']:.2f}" in text or f"${float(order['total']):,.2f}" in text
+
+
+def test_credit_note_and_packing_slip(shop):
+    order = shop.order("completed")
+    shop.set_status(order["id"], "refunded")
+    text = pdf_text(pdf_of(shop, order["id"]))
+    assert "Credit note" in text and "-$61.65" in text and "Refund total" in text
+    shop.regen(order["id"], {"force_type": "packing-slip"})
+    text = pdf_text(pdf_of(shop, order["id"]))
+    assert "Packing slip" in text and "Desk lamp" in text and "Кабель USB-C" in text
+    assert "$" not in text  # a packing slip carries no prices
+
+
+def test_receipt_title(shop):
+    order = shop.order("completed")
+    shop.regen(order["id"], {"force_type": "receipt"})
+    assert "Receipt" in pdf_text(pdf_of(shop, order["id"]))
+
+
+def test_site_font_draws_what_dejavu_lacks(shop):
+    shop.set_option("invoicing.font_path", str(FIXTURES / "wqy-microhei-subset.ttf"))
+    order = shop.order("completed", billing={"first_name": "山田", "last_name": "太郎", "city": "東京都",
+                                             "company": "Zoë 株式会社"})
+    data = pdf_of(shop, order["id"])
+    text = pdf_text(data)
+    assert "山田 太郎" in text and "東京都" in text and "Zoë 株式会社" in text
+    fonts = pdf_fonts(data)
+    assert any("WenQuanYi" in name or "wqy" in name.lower() for name in fonts), fonts
+    assert any(name.endswith("+DejaVuSans") for name in fonts), fonts
+
+
+def test_unreadable_site_font_still_makes_the_document(shop, tmp_path, caplog):
+    bad = tmp_path / "not-a-font.ttf"
+    bad.write_bytes(b"nope")
+    shop.set_option("invoicing.font_path", str(bad))
+    order = shop.order("completed")
+    assert shop.meta(order["id"]).json["file_size"] > 0
+    assert "Ωμέγα" in pdf_text(pdf_of(shop, order["id"]))
+    assert "cannot be used" in caplog.text
+
+
+@pytest.mark.parametrize("markup_text", ["<b>bold</b> & <i>", "a < b > c"])
+def test_markup_in_names_is_printed_as_text(shop, markup_text):
+    order = shop.order("completed", billing={"first_name": markup_text})
+    assert markup_text in pdf_text(pdf_of(shop, order["id"]))
