@@ -156,3 +156,23 @@ def test_formula_negative_result_and_undefined_values(pc):
     assert_error(pc.calculate(pid, {"a": 1, "b": 2}, status=400), 400, "invalid_measurement", field="formula")
     pc.save(pid, {"formula": "(a * 1000000) ** 10"})
     assert_error(pc.calculate(pid, {"a": 10000, "b": 2}, status=400), 400, "invalid_measurement", field="formula")
+
+
+def test_extreme_but_valid_values_do_not_break_the_arithmetic(pc):
+    body = {"calculator_type": "custom",
+            "settings": {"pricing_unit": "cu m", "fields": {"a": {"max": "100000000000000", "step": "0"}}},
+            "formula": "a * a"}
+    pid = pc.priced({**body, "pricing_rules": [{"range_start": "0", "range_end": None,
+                                                "price": "999999999999999"}]})
+    res = pc.calculate(pid, {"a": "100000000000000"}).json
+    # 1e28 cu m x 999999999999999 = 9.99999999999999e42
+    assert res["total_price"] == pytest.approx(9.99999999999999e42)
+
+
+def test_finest_step_with_a_large_value(pc):
+    body = {"calculator_type": "length",
+            "settings": {"fields": {"length": {"min": "0", "max": "100000000000000", "step": "0.0000000001"}}}}
+    pid = pc.priced(body, price="1")
+    assert pc.calculate(pid, {"length": "12345678901234.5"}).json["calculated_measurement"] == 12345678901234.5
+    res = pc.calculate(pid, {"length": "12345678901234.00000000001"}, status=400)
+    assert_error(res, 400, "invalid_measurement", field="length")

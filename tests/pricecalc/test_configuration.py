@@ -226,6 +226,7 @@ BAD = [
     ({"calculator_type": "area", "settings": {"fields": {"width": {"min": "5", "max": "4"}}}},
      "settings.fields.width.max"),
     ({"calculator_type": "area", "settings": {"fields": {"width": {"step": "-1"}}}}, "settings.fields.width.step"),
+    ({"calculator_type": "area", "settings": {"fields": {"width": {"step": "1e-11"}}}}, "settings.fields.width.step"),
     ({"calculator_type": "area", "settings": {"fields": {"width": {"colour": "x"}}}},
      "settings.fields.width.colour"),
     ({"calculator_type": "area", "settings": {"fields": {"width": {"input_type": "slider"}}}},
@@ -315,3 +316,29 @@ def test_schema_index_describes_the_routes(pc):
     assert save["permission"] == "manage_shop"
     assert set(save["args"]) == {"id", "calculator_type", "settings", "variables", "formula", "pricing_rules",
                                  "conditions"}
+
+
+def test_concurrent_partial_saves_lose_no_update(pc):
+    import threading
+
+    pid = pc.priced(FULL)
+    headers = pc.site.headers_for("shop_manager")
+    errors = []
+
+    def saver(patches):
+        try:
+            for patch in patches:
+                pc.app.post_json(f"{PC}/products/{pid}/calculator", patch, headers=headers)
+        except Exception as exc:  # reported below, a thread cannot fail the test itself
+            errors.append(exc)
+
+    threads = [threading.Thread(target=saver, args=([{"settings": {"pricing_label": f"Label {i}"}}
+                                                     for i in range(8)],)),
+               threading.Thread(target=saver, args=([{"settings": {"overage": str(i)}} for i in range(8)],))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    body = pc.config(pid).json
+    assert body["pricing_label"] == "Label 7" and body["overage"] == "7"

@@ -34,6 +34,8 @@ VARIABLE_KEYS = ("name", "label", "value")
 FIELD_DEFAULTS = {"min": "0.01", "max": "10000", "step": "0.01", "input_type": "free"}
 MAX_ITEMS = {"pricing_rules": 100, "conditions": 50, "variables": 50, "fields": 10, "options": 50}
 MAX_LABEL = 200
+# Finer steps than this are no real measuring tool; it also keeps the step check exact.
+MAX_STEP_PLACES = 10
 NAME_PATTERN = re.compile(r"^[a-z_][a-z0-9_]{0,39}$")
 TRUE_TEXT = {"yes", "true", "1", "on"}
 FALSE_TEXT = {"no", "false", "0", "off"}
@@ -262,6 +264,9 @@ def _clean_field(path, adjust, input_kind, errors):
                 out[key] = _bounded(value, Decimal(0), None)
             except ValueError as exc:
                 errors[where] = str(exc)
+                continue
+            if key == "step" and -Decimal(out[key]).normalize().as_tuple().exponent > MAX_STEP_PLACES:
+                errors[where] = f"at most {MAX_STEP_PLACES} decimal places"
     low = Decimal(out.get("min", FIELD_DEFAULTS["min"]))
     high = Decimal(out.get("max", FIELD_DEFAULTS["max"]))
     if f"{path}.min" not in errors and f"{path}.max" not in errors and high < low:

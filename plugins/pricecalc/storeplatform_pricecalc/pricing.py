@@ -83,8 +83,15 @@ def check_value(field, raw):
         return value
     if value < low or value > high:
         raise ValueError(f"must be between {field.min} and {field.max}")
-    if step > 0 and (value - low) % step != 0:
-        raise ValueError(f"must be {field.min} plus a multiple of {field.step}")
+    if step > 0:
+        with localcontext() as ctx:
+            ctx.prec = 80
+            try:
+                on_step = (value - low) % step == 0
+            except InvalidOperation:  # more steps than the precision can count: not on one
+                on_step = False
+        if not on_step:
+            raise ValueError(f"must be {field.min} plus a multiple of {field.step}")
     return value
 
 
@@ -136,6 +143,14 @@ def find_rule(rules, quantity):
 
 def calculate(calc, price_source, measurements, fmt, now):
     """The calculation result body for ``measurements`` (the request's raw object)."""
+    # Wide enough for the largest measurement (1e30) times the largest price (1e15) to be
+    # rounded to cents without InvalidOperation.
+    with localcontext() as ctx:
+        ctx.prec = 60
+        return _calculate(calc, price_source, measurements, fmt, now)
+
+
+def _calculate(calc, price_source, measurements, fmt, now):
     settings = calc.settings or {}
     ctype = calc.calculator_type
     fields = resolve_fields(ctype, settings)
