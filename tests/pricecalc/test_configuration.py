@@ -162,7 +162,7 @@ def test_disable_and_enable(pc):
 
 def test_get_unknown_or_unconfigured_product_is_invalid_product(pc):
     assert_error(pc.config(999999, status=404), 404, "invalid_product")
-    assert_error(pc.config(99999999999999999999, status=404), 404, "invalid_product")
+    assert_error(pc.config(10 ** 17, status=404), 404, "invalid_product")
     assert_error(pc.config(pc.product(), status=404), 404, "invalid_product")
     assert_error(pc.app.get(f"{PC}/products/abc/calculator", status=404), 404, "rest_no_route")
 
@@ -188,6 +188,20 @@ def test_save_without_manage_shop_is_forbidden(pc, role):
     assert_error(pc.save(pid, {"calculator_type": "area"}, role=role, status=403), 403, "forbidden")
 
 
+def test_forbidden_comes_before_an_unknown_product(pc):
+    assert_error(pc.save(999999, {"calculator_type": "area"}, role="customer", status=403), 403, "forbidden")
+
+
+def test_save_with_a_jwt_bearer_token(pc):
+    pc.site.create_user("boss", "shop_manager", password="correct horse battery")
+    token = pc.app.post_json("/api/store/v1/auth/token", {"login": "boss", "password": "correct horse battery"}
+                             ).json["token"]
+    pid = pc.product()
+    res = pc.app.post_json(f"{PC}/products/{pid}/calculator", {"calculator_type": "weight"},
+                           headers={"Authorization": f"Bearer {token}"})
+    assert res.json == {"success": True, "message": res.json["message"], "product_id": pid}
+
+
 @pytest.mark.parametrize("role", ["shop_manager", "administrator"])
 def test_save_with_manage_shop(pc, role):
     pid = pc.product()
@@ -196,7 +210,7 @@ def test_save_with_manage_shop(pc, role):
 
 def test_save_unknown_product_is_invalid_product(pc):
     assert_error(pc.save(999999, {"calculator_type": "area"}, status=404), 404, "invalid_product")
-    assert_error(pc.save(99999999999999999999, {}, status=404), 404, "invalid_product")
+    assert_error(pc.save(10 ** 17, {}, status=404), 404, "invalid_product")
     # the product comes before the body
     assert_error(pc.save(999999, {"calculator_type": "nope"}, status=404), 404, "invalid_product")
 

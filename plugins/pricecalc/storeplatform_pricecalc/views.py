@@ -22,6 +22,7 @@ MAX_ID = 2 ** 31 - 1  # the id column's range: a larger id is simply not found
 CALCULATE_BODY = CalculateBody()
 # Unknown keys are kept so that the view can refuse them by name instead of ignoring them.
 SAVE_BODY = SaveBody(colander.Mapping(unknown="preserve"))
+_SAVE_KEYS = {node.name for node in SAVE_BODY.children}
 
 
 def includeme(config):
@@ -195,5 +196,3 @@ def post_calculator(request):
     request.db.flush()
     return {"success": True, "message": "Calculator settings saved.", "product_id": product.id}
 
-
-_SAVE_KEYS = {node.name for node in SAVE_BODY.children}
