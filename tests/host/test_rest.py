@@ -131,3 +131,36 @@ def test_rest_prefix_is_configurable(make_site):
     site = make_site(**{"storeplatform.rest_prefix": "/wp-json"})
     assert site.app.get("/wp-json/").json["namespaces"] == ["store/v1"]
     assert_error(site.app.get("/api/", status=404), 404, "rest_no_route")
+
+
+@pytest.mark.parametrize("url,status,code", [
+    ("/api/store/v1/products?search=%FF", 400, "rest_invalid_url"),
+    ("/api/%FF/x", 400, "rest_invalid_url"),
+    ("/api/store/v1/products?search=a%00b", 400, "rest_invalid_param"),
+    ("/api/store/v1/products?page=99999999999", 400, "rest_invalid_param"),
+    ("/api/store/v1/products/99999999999999999999999", 404, "rest_no_route"),
+])
+def test_hostile_urls_get_error_bodies(site, url, status, code):
+    assert_error(site.app.get(url, status=status), status, code)
+
+
+@pytest.mark.parametrize("raw,status,code", [
+    (b"[" * 100000, 400, "rest_invalid_json"),
+    (b"\xff\xfe", 400, "rest_invalid_json"),
+    (b'{"name": "a\\u0000b"}', 400, "rest_invalid_json"),
+    (b'{"name": "' + b"x" * (3 * 1024 * 1024) + b'"}', 413, "rest_request_too_large"),
+])
+def test_hostile_bodies_get_error_bodies(site, raw, status, code):
+    res = site.app.post("/api/store/v1/products", raw, headers={
+        **site.headers_for("administrator"), "Content-Type": "application/json"}, status=status)
+    assert_error(res, status, code)
+
+
+def test_out_of_range_numbers_are_invalid_params(site):
+    h = site.headers_for("administrator")
+    body = assert_error(site.app.post_json("/api/store/v1/products", {"name": "x", "regular_price": "1e400"},
+                                           headers=h, status=400), 400, "rest_invalid_param")
+    assert list(body["data"]["params"]) == ["regular_price"]
+    body = assert_error(site.app.post_json("/api/store/v1/orders", {"line_items": [{"product_id": 10**20}]},
+                                           headers=h, status=400), 400, "rest_invalid_param")
+    assert list(body["data"]["params"]) == ["line_items.0.product_id"]

@@ -31,8 +31,10 @@ def rest_tween_factory(handler, registry):
     prefix = registry.settings["storeplatform.rest_prefix"]
 
     def rest_tween(request):
-        if request.path == prefix or request.path.startswith(prefix + "/"):
-            ns = namespace_for_path(registry, request.path)
+        # The raw WSGI path: decoding a malformed one is the router's job (a 400 error view).
+        path = request.environ.get("SCRIPT_NAME", "") + request.environ.get("PATH_INFO", "")
+        if path == prefix or path.startswith(prefix + "/"):
+            ns = namespace_for_path(registry, path)
             request.rest_namespace = ns
             if ns is not None and ns.guard is not None:
                 ns.guard(request)

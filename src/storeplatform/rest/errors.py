@@ -1,9 +1,11 @@
 """One error body for every error: ``{"code", "message", "data": {"status", ...}}``."""
 import logging
 
+from pyramid.exceptions import URLDecodeError
 from pyramid.httpexceptions import HTTPException, HTTPForbidden, HTTPNotFound
 from pyramid.response import Response
 from pyramid.security import NO_PERMISSION_REQUIRED
+from sqlalchemy.exc import DataError
 
 from ..jsonutil import dumps
 
@@ -66,9 +68,22 @@ def http_exception_view(exc, request):
     return error_response(status, code, message, None, headers)
 
 
+def url_decode_error_view(exc, request):
+    return error_response(400, "rest_invalid_url", "The URL is not valid UTF-8.")
+
+
+def data_error_view(exc, request):
+    # A value that passed validation but not the database (a length or range no schema
+    # caught): the client's input, so a 400, and a warning for the developers.
+    log.warning("database refused a value on %s %r: %s", request.method, request.environ.get("PATH_INFO"),
+                exc.orig if hasattr(exc, "orig") else exc)
+    return error_response(400, "rest_invalid_param", "A value is out of range or malformed for the database.")
+
+
 def internal_error_view(exc, request):
-    # The traceback goes to the log, never to the client.
-    log.error("unhandled error on %s %s", request.method, request.path, exc_info=exc)
+    # The traceback goes to the log, never to the client. The raw PATH_INFO: the decoded path
+    # may be what failed.
+    log.error("unhandled error on %s %r", request.method, request.environ.get("PATH_INFO"), exc_info=exc)
     return error_response(500, "rest_internal_error", "The server could not handle the request.")
 
 
@@ -78,4 +93,6 @@ def add_error_views(config):
     config.add_view(rest_error_view, context=RestError, permission=NO_PERMISSION_REQUIRED)
     for context in (HTTPException, HTTPNotFound, HTTPForbidden):
         config.add_view(http_exception_view, context=context, permission=NO_PERMISSION_REQUIRED)
+    config.add_view(url_decode_error_view, context=URLDecodeError, permission=NO_PERMISSION_REQUIRED)
+    config.add_view(data_error_view, context=DataError, permission=NO_PERMISSION_REQUIRED)
     config.add_view(internal_error_view, context=Exception, permission=NO_PERMISSION_REQUIRED)

@@ -50,12 +50,14 @@ def describe_namespace(request, ns):
     return {"namespace": ns.name, "description": ns.description, "routes": routes}
 
 
-PLACEHOLDER = re.compile(r"\{(\w+)(?::([^}]+))?\}")
+# ``{name}`` or ``{name:regex}``, the regex may hold one level of braces (``\d{1,18}``).
+PLACEHOLDER = re.compile(r"\{(\w+)(?::((?:[^{}]|\{[^{}]*\})+))?\}")
 
 
 def path_args(path):
     """Arguments of the route pattern itself: ``{id:\\d+}`` is a required integer."""
     return {
-        m.group(1): {"type": "integer" if m.group(2) == r"\d+" else "string", "required": True, "location": "path"}
+        m.group(1): {"type": "integer" if (m.group(2) or "").startswith(r"\d") else "string", "required": True,
+                     "location": "path"}
         for m in PLACEHOLDER.finditer(path)
     }

@@ -8,7 +8,8 @@ from .schema import StrictInt
 def page_nodes():
     """Fresh ``page`` and ``per_page`` nodes to add to a list's query schema."""
     return [
-        colander.SchemaNode(StrictInt(), name="page", missing=1, validator=colander.Range(min=1),
+        # Bounded so that the offset stays a 64-bit integer on every database.
+        colander.SchemaNode(StrictInt(), name="page", missing=1, validator=colander.Range(min=1, max=10**9),
                             description="Current page of the collection."),
         colander.SchemaNode(StrictInt(), name="per_page", missing=10, validator=colander.Range(min=1, max=100),
                             description="Maximum number of items to be returned in result set."),

@@ -7,6 +7,11 @@ import colander
 
 from .errors import RestError
 
+INT64 = 2**63
+
+# JSON bodies of this API are small records; a larger body is refused before parsing.
+MAX_BODY_BYTES = 2 * 1024 * 1024
+
 TYPE_NAMES = {
     colander.String: "string",
     colander.Int: "integer",
@@ -53,14 +58,19 @@ class StrictInt(colander.Int):
             return colander.null
         if isinstance(cstruct, bool):
             raise colander.Invalid(node, f"{cstruct!r} is not an integer")
-        if isinstance(cstruct, int):
-            return cstruct
         if isinstance(cstruct, float) and cstruct.is_integer():
-            return int(cstruct)
-        text = str(cstruct).strip()
-        if text.lstrip("+-").isdigit() and len(text) <= 18:
-            return int(text)
-        raise colander.Invalid(node, f"{cstruct!r} is not an integer")
+            cstruct = int(cstruct)
+        if isinstance(cstruct, int):
+            value = cstruct
+        else:
+            text = str(cstruct).strip()
+            if not (text.lstrip("+-").isdigit() and len(text) <= 20):
+                raise colander.Invalid(node, f"{cstruct!r} is not an integer")
+            value = int(text)
+        # Every integer must fit the databases' 64-bit integers.
+        if not -INT64 < value < INT64:
+            raise colander.Invalid(node, f"{cstruct!r} is out of range")
+        return value
 
 
 class DecimalText(colander.SchemaType):
@@ -109,8 +119,15 @@ def query_cstruct(request):
     """The query string as a plain dict; a repeated parameter keeps its last value,
     except for sequence parameters (``name[]`` or repeated) that keep all."""
     result = {}
-    for key in request.GET.keys():
-        values = request.GET.getall(key)
+    try:
+        params = request.GET
+        keys = list(params.keys())
+    except UnicodeDecodeError:
+        raise RestError(400, "rest_invalid_url", "The query string is not valid UTF-8.")
+    for key in keys:
+        values = params.getall(key)
+        if any("\x00" in v for v in values):
+            raise invalid_params({key: "NUL characters are not allowed"})
         name = key[:-2] if key.endswith("[]") else key
         result[name] = values if key.endswith("[]") or len(values) > 1 else values[-1]
     return result
@@ -123,10 +140,17 @@ def json_body(request):
     content_type = request.content_type or ""
     if content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
         return request.POST.mixed()
+    if len(request.body) > MAX_BODY_BYTES:
+        raise RestError(413, "rest_request_too_large", f"The request body is larger than {MAX_BODY_BYTES} bytes.")
     try:
         body = json.loads(request.body.decode("utf-8"), parse_constant=_reject_constant)
     except (ValueError, UnicodeDecodeError) as exc:
         raise RestError(400, "rest_invalid_json", f"The request body is not valid JSON: {exc}")
+    except RecursionError:
+        raise RestError(400, "rest_invalid_json", "The request body is nested too deeply.")
+    # JSON escapes NUL as \u0000; databases refuse it in text, so it is refused here, once.
+    if b"\\u0000" in request.body:
+        raise RestError(400, "rest_invalid_json", "NUL characters are not allowed in the request body.")
     if not isinstance(body, dict):
         raise RestError(400, "rest_invalid_json", "The request body must be a JSON object.")
     return body

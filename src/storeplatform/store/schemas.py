@@ -7,8 +7,9 @@ from .products import STATUSES as PRODUCT_STATUSES, TYPES as PRODUCT_TYPES
 
 
 def _non_negative(node, value):
-    if value < 0:
-        raise colander.Invalid(node, "must not be negative")
+    # Money columns hold 14 digits before the point.
+    if value < 0 or value >= 10**12:
+        raise colander.Invalid(node, "must be between 0 and 999999999999.9999")
 
 
 class ProductBody(colander.MappingSchema):
