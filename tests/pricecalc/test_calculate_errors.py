@@ -127,6 +127,15 @@ def test_malformed_json_is_rest_invalid_json(pc):
         assert_error(res, 400, "rest_invalid_json")
 
 
+def test_oversized_or_deeply_nested_body(pc, area_id):
+    huge = '{"product_id": %d, "measurements": {"length": 2, "width": 2}, "pad": "%s"}' % (area_id, "x" * 70000)
+    res = pc.app.post(f"{PC}/calculate", huge, headers={"Content-Type": "application/json"}, status=413)
+    assert_error(res, 413, "rest_request_too_large")
+    deep = '{"product_id": %d, "measurements": %s}' % (area_id, "[" * 30000 + "]" * 30000)
+    res = pc.app.post(f"{PC}/calculate", deep, headers={"Content-Type": "application/json"}, status=400)
+    assert_error(res, 400, "rest_invalid_json")
+
+
 def test_options_input_accepts_only_its_options(pc):
     body = {"calculator_type": "area", "settings": {"pricing_unit": "sq ft", "fields": {
         "width": {"input_type": "options", "options": ["1.5", "3", "4.5"]}}}}

@@ -97,6 +97,8 @@ CUSTOM = {"calculator_type": "custom", "settings": {"pricing_unit": "sq ft", "fi
     ({"settings": {"fields": None}}, "settings.fields"),  # a custom calculator needs inputs
     ({"settings": {"fields": {"Bad Name": {}}}}, "settings.fields.Bad Name"),
     ({"settings": {"fields": {"max": {}}}}, "settings.fields.max"),
+    ({"settings": {"fields": {"measurement": {}}}}, "settings.fields.measurement"),
+    ({"variables": [{"name": "measurement", "value": "1"}]}, "variables.0.name"),
     ({"settings": {"pricing_unit": None}}, "settings.pricing_unit"),
 ])
 def test_bad_custom_configuration_is_refused_at_save(pc, patch, param):

@@ -37,6 +37,8 @@ MAX_LABEL = 200
 # Finer steps than this are no real measuring tool; it also keeps the step check exact.
 MAX_STEP_PLACES = 10
 NAME_PATTERN = re.compile(r"^[a-z_][a-z0-9_]{0,39}$")
+# "measurement" is what a condition on the calculated measurement names.
+RESERVED_NAMES = formulas.FUNCTIONS | {"measurement"}
 TRUE_TEXT = {"yes", "true", "1", "on"}
 FALSE_TEXT = {"no", "false", "0", "off"}
 
@@ -212,8 +214,9 @@ def _clean_settings(ctype, settings, sent, errors):
             if name in sent_fields:
                 errors[path] = f"a {ctype} calculator has the fields " + ", ".join(names)
             continue  # an adjustment of a field the previous calculator type had
-        if ctype == "custom" and (not NAME_PATTERN.match(name) or name in formulas.FUNCTIONS):
-            errors[path] = "a field name is lower-case letters, digits and _ (at most 40), not a function name"
+        if ctype == "custom" and (not NAME_PATTERN.match(name) or name in RESERVED_NAMES):
+            errors[path] = ("a field name is lower-case letters, digits and _ (at most 40), not a function "
+                            "name nor measurement")
             continue
         if not isinstance(adjust, dict):
             errors[path] = "must be an object with " + ", ".join(FIELD_KEYS)
@@ -410,7 +413,7 @@ def _clean_variables(items, field_names, errors):
         if not _unknown_keys(path, item, VARIABLE_KEYS, errors):
             continue
         name = item.get("name")
-        if not isinstance(name, str) or not NAME_PATTERN.match(name) or name in formulas.FUNCTIONS:
+        if not isinstance(name, str) or not NAME_PATTERN.match(name) or name in RESERVED_NAMES:
             errors[f"{path}.name"] = "lower-case letters, digits and _ (at most 40), not a function name"
         elif name in seen or name in field_names:
             errors[f"{path}.name"] = f"{name} is already an input field or variable"
