@@ -1,9 +1,8 @@
 """REST routes of {rest_root}/pricecalc/v1."""
 import json
-
-import colander
 from decimal import Decimal
 
+import colander
 from sqlalchemy import bindparam, select
 
 from storeplatform.auth import require, user_can
