@@ -33,6 +33,25 @@ def storeplatform_includeme(config):
     from .views import includeme
 
     includeme(config)
+    from storeplatform.rest import namespace
+
+    from . import webhooks
+
+    webhooks.includeme(config, namespace(config, "events/v1"))
+
+
+@hookimpl
+def storeplatform_tasks():
+    from .webhooks import declared_tasks
+
+    return declared_tasks()
+
+
+@hookimpl
+def storeplatform_periodic_tasks():
+    from .webhooks import declared_periodic_tasks
+
+    return declared_periodic_tasks()
 
 
 @hookimpl

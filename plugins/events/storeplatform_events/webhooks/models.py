@@ -1,0 +1,54 @@
+"""Tables of the webhooks: the webhooks themselves, and one table of deliveries that is both
+the outbox (rows still ``pending``) and the delivery log (finished rows, the last 100 kept)."""
+from sqlalchemy import JSON, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from storeplatform.db import Base
+from storeplatform.db.types import UTCDateTime, utcnow
+
+WEBHOOK_STATUSES = ("active", "paused", "disabled")
+
+# Delivery states: pending (written with the change, waiting for a worker), sending (claimed
+# by one worker), then delivered, failed or skipped (the webhook was no longer active).
+PENDING, SENDING, DELIVERED, FAILED, SKIPPED = "pending", "sending", "delivered", "failed", "skipped"
+FINISHED = (DELIVERED, FAILED, SKIPPED)
+
+
+class Webhook(Base):
+    __tablename__ = "evt_webhooks"
+    __table_args__ = (Index("ix_evt_webhooks_topic_status", "topic", "status"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    url: Mapped[str] = mapped_column(Text, nullable=False)
+    topic: Mapped[str] = mapped_column(String(40), nullable=False)
+    secret: Mapped[str] = mapped_column(String(255), nullable=False)
+    status: Mapped[str] = mapped_column(String(20), nullable=False, default="active")
+    failures: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    created_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
+    updated_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
+
+
+class WebhookDelivery(Base):
+    """``webhook_id`` carries no foreign key: a deleted webhook's log rows stay in the log."""
+
+    __tablename__ = "evt_webhook_deliveries"
+    __table_args__ = (Index("ix_evt_webhook_deliveries_status_id", "status", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    uuid: Mapped[str] = mapped_column(String(36), nullable=False, unique=True)
+    webhook_id: Mapped[int] = mapped_column(Integer, nullable=False, index=True)
+    topic: Mapped[str] = mapped_column(String(40), nullable=False)
+    # The exact bytes sent (as UTF-8 text), built when the change happened.
+    body: Mapped[str] = mapped_column(Text, nullable=False)
+    status: Mapped[str] = mapped_column(String(20), nullable=False, default=PENDING)
+    created_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
+    # Last hand-off to Huey; the sweep re-queues a pending row only when this is old.
+    queued_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
+    claimed_at = mapped_column(UTCDateTime, nullable=True)
+    finished_at = mapped_column(UTCDateTime, nullable=True)
+    url: Mapped[str | None] = mapped_column(Text, nullable=True)
+    request_headers = mapped_column(JSON, nullable=True)
+    response_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    duration_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)

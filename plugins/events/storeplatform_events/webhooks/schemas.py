@@ -1,0 +1,54 @@
+"""Colander schemas of the webhook routes (validation and the schema index)."""
+import colander
+
+from storeplatform.rest import PaginationSchema, make_partial
+
+from .models import WEBHOOK_STATUSES
+from .topics import TOPICS
+
+MAX_NAME = 200
+MAX_SECRET = 255
+
+
+class StrictString(colander.String):
+    """Text only: a number or an object sent for a text field is an error, not stringified."""
+
+    def deserialize(self, node, cstruct):
+        if cstruct is colander.null:
+            return colander.null
+        if cstruct is None:
+            return ""
+        if not isinstance(cstruct, str):
+            raise colander.Invalid(node, f"{cstruct!r} is not a string")
+        return cstruct
+
+
+def _not_blank(node, value):
+    if not value.strip():
+        raise colander.Invalid(node, "must not be empty")
+
+
+class WebhookBody(colander.MappingSchema):
+    name = colander.SchemaNode(StrictString(), validator=colander.All(colander.Length(max=MAX_NAME), _not_blank),
+                               description="Reference name.")
+    url = colander.SchemaNode(StrictString(), description="Delivery URL (http or https; HTTPS advised).")
+    topic = colander.SchemaNode(StrictString(), validator=colander.OneOf(list(TOPICS)),
+                                description="Exactly one topic (see GET /webhooks/topics).")
+    secret = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.Length(max=MAX_SECRET),
+                                 description="Signing secret; empty or omitted: a random 32-character value.")
+    status = colander.SchemaNode(StrictString(), missing="active", validator=colander.OneOf(WEBHOOK_STATUSES),
+                                 description="active (default), paused or disabled.")
+
+
+def webhook_update():
+    """PUT: only the sent fields change."""
+    return make_partial(WebhookBody())
+
+
+class WebhookListQuery(PaginationSchema):
+    status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(WEBHOOK_STATUSES),
+                                 description="Only webhooks with this status.")
+    topic = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(list(TOPICS)),
+                                description="Only webhooks of this topic.")
+    search = colander.SchemaNode(StrictString(), missing=colander.drop,
+                                 description="Part of the name or the URL.")

@@ -1,0 +1,45 @@
+"""The ini keys of webhook delivery, read once per use from the registry settings."""
+import ipaddress
+from dataclasses import dataclass
+
+from pyramid.settings import asbool
+
+DEFAULT_TIMEOUT = 30.0
+MAX_REDIRECTS = 5
+FAILURE_LIMIT = 5
+LOG_SIZE = 100
+# A pending delivery older than this was handed to Huey but never picked up (lost hand-off).
+DEFAULT_REQUEUE_AFTER = 300.0
+
+
+@dataclass(frozen=True)
+class WebhookSettings:
+    allow_private_targets: bool
+    trusted_networks: tuple
+    timeout: float
+    requeue_after: float
+
+
+def webhook_settings(settings):
+    """``events.webhooks.*`` of the ini file.
+
+    allow_private_targets: deliver to loopback, private and link-local addresses (development).
+    trusted_networks: space- or comma-separated addresses/networks allowed even when private
+    targets are refused (an internal receiver the site owner vouches for).
+    timeout: seconds to connect and to wait for each read (30 by default, shorter in tests).
+    requeue_after: seconds after which the sweep re-queues a pending delivery.
+    """
+    trusted = tuple(ipaddress.ip_network(item.strip(), strict=False)
+                    for item in settings.get("events.webhooks.trusted_networks", "").replace(",", " ").split()
+                    if item.strip())
+    return WebhookSettings(
+        allow_private_targets=asbool(settings.get("events.webhooks.allow_private_targets", False)),
+        trusted_networks=trusted,
+        timeout=_seconds(settings, "events.webhooks.timeout", DEFAULT_TIMEOUT),
+        requeue_after=_seconds(settings, "events.webhooks.requeue_after", DEFAULT_REQUEUE_AFTER),
+    )
+
+
+def _seconds(settings, key, default):
+    value = str(settings.get(key, "")).strip()
+    return float(value) if value else default
