@@ -112,7 +112,8 @@ def test_bulk_bad_input_is_one_clear_line(shop, tmp_path):
     for args, needle in ((["abc"], "ORDER_ID must be a positive integer"),
                          (["--status", "shipped"], "unknown status 'shipped'"),
                          (["--force-type", "bill"], "invalid choice"),
-                         ([str(order["id"]), "999"], "no order with id 999")):
+                         ([str(order["id"]), "999"], "no order with id 999"),
+                         ([str(2**31)], f"no order with id {2**31}")):
         proc = run_cli(ini, "invoicing", "regenerate", *args)
         assert proc.returncode != 0
         lines = proc.stderr.strip().splitlines()

@@ -54,6 +54,14 @@ def test_unknown_order_and_order_without_pdf_are_404(shop):
         assert_error(shop.app.get(API + path, headers=headers, status=404), 404, "invoicing_document_not_found")
 
 
+def test_ids_beyond_the_order_column_are_unknown_orders(shop):
+    headers = shop.headers_for("shop_manager")
+    for order_id in (0, 2**31, 10**17):
+        for path in (f"/documents/{order_id}", f"/documents/{order_id}/pdf"):
+            assert_error(shop.app.get(API + path, headers=headers, status=404), 404, "invoicing_order_not_found")
+        assert_error(shop.regen(order_id, status=404), 404, "invoicing_order_not_found")
+
+
 def test_non_numeric_order_id_is_no_route(shop):
     res = shop.app.get(f"{API}/documents/abc", headers=shop.headers_for("shop_manager"), status=404)
     assert_error(res, 404, "rest_no_route")

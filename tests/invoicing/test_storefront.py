@@ -49,6 +49,9 @@ def test_wrong_key_or_order_give_the_same_error(shop):
                   f"invoicing_download={order['id']}",
                   f"invoicing_download=99999&key={order['order_key']}",
                   "invoicing_download=abc&key=x",
+                  f"invoicing_download={2**31}&key=x",
+                  f"invoicing_download={10**30}&key=x",
+                  f"invoicing_download=-{order['id']}&key={order['order_key']}",
                   "invoicing_download=&key=x"):
         bodies.append(assert_error(shop.app.get("/?" + query, status=404), 404, "invoicing_invalid_link"))
     assert all(b == bodies[0] for b in bodies)

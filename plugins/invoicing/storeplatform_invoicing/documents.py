@@ -13,6 +13,9 @@ from .options import auto_statuses
 from .pdf import render_pdf
 
 UNBILLABLE_STATUSES = ("cancelled", "failed")
+# Order ids are 32-bit integer columns: a larger id names no order (and PostgreSQL would
+# refuse to compare it).
+MAX_ORDER_ID = 2**31 - 1
 RENDER_TASK = "invoicing.render_document"
 
 
@@ -88,6 +91,8 @@ def current_document(session, order_id, with_pdf=False):
     None when it has no PDF yet; order None when it does not exist."""
     from sqlalchemy.orm import lazyload, undefer
 
+    if not 0 < order_id <= MAX_ORDER_ID:
+        return None, None
     loads = [lazyload(Order.line_items)] + ([undefer(Document.pdf)] if with_pdf else [])
     row = session.execute(
         select(Order, Document).options(*loads).outerjoin(
@@ -98,6 +103,10 @@ def current_document(session, order_id, with_pdf=False):
     if row is None:
         return None, None
     return row[0], row[1]
+
+
+def load_order(session, order_id):
+    return session.get(Order, order_id) if 0 < order_id <= MAX_ORDER_ID else None
 
 
 def metadata(request, order, document):

@@ -1,7 +1,7 @@
 """REST routes: {rest_root}/invoicing/v1."""
 from storeplatform.rest import RestError, namespace
 
-from .documents import UnbillableOrder, current_document, metadata, regenerate
+from .documents import UnbillableOrder, current_document, load_order, metadata, regenerate
 from .options import is_rest_enabled
 from .schemas import METADATA_RESPONSE, PDF_RESPONSE, RegenerateBody
 from .storefront import pdf_response
@@ -57,9 +57,7 @@ def includeme(config):
 
     @regen.post(permission="manage_shop", body=RegenerateBody(), response=METADATA_RESPONSE)
     def post_regenerate(request):
-        from storeplatform.store.models import Order
-
-        order = request.db.get(Order, int(request.matchdict["order_id"]))
+        order = load_order(request.db, int(request.matchdict["order_id"]))
         if order is None:
             raise order_not_found()
         try:
