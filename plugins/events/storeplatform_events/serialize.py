@@ -17,11 +17,22 @@ def plain_local(value, tz):
 
 
 def base_url(request, session):
-    return request.application_url if request is not None else get_option(session, "site.url").rstrip("/")
+    """The site URL: the request's, or the site.url option outside a request (worker, CLI)."""
+    return _urls(request)[0] if request is not None else get_option(session, "site.url").rstrip("/")
+
+
+def _urls(request):
+    """(site URL, namespace URL) of the request, computed once per request (lists use them per item)."""
+    urls = request.__dict__.get("_evt_urls")
+    if urls is None:
+        site = request.application_url
+        urls = request.__dict__["_evt_urls"] = (
+            site, site + request.registry.settings["storeplatform.rest_prefix"] + "/events/v1")
+    return urls
 
 
 def rest_base(request):
-    return request.application_url + request.registry.settings["storeplatform.rest_prefix"] + "/events/v1"
+    return _urls(request)[1]
 
 
 def _links(request, collection, item_id):
@@ -44,7 +55,7 @@ def event_json(request, post, details, tz, embed=None):
         "status": post.status,
         "content": post.content,
         "excerpt": post.excerpt,
-        "permalink": f"{request.application_url}/events/{post.slug}/",
+        "permalink": f"{_urls(request)[0]}/events/{post.slug}/",
         "date_created": local_datetime(post.created_at, tz),
         "date_modified": local_datetime(post.modified_at, tz),
         "featured_image": details.featured_image or None,
@@ -157,31 +168,28 @@ def attendee_summary(attendee, event_name):
     }
 
 
-def category_json(term):
-    return {"id": term.id, "name": term.name, "slug": term.slug, "color": term.color}
-
-
-def calendar_event_json(request, post, details, venue_name):
-    categories = [category_json(t) for t in post.terms if t.taxonomy == CATEGORY_TAXONOMY]
-    image = details.featured_image or {}
+def calendar_event_json(site_url, row, categories):
+    """A calendar event from a row of plain columns and its categories (id, name, slug, color)."""
+    image = row.featured_image or {}
+    start_date, end_date = row.start_date.isoformat(), row.end_date.isoformat()
     return {
-        "id": post.id,
-        "title": post.title,
-        "slug": post.slug,
-        "url": f"{request.application_url}/events/{post.slug}/",
-        "start_date": details.start_date.isoformat(),
-        "start_time": details.start_time,
-        "end_date": details.end_date.isoformat(),
-        "end_time": details.end_time,
-        "all_day": details.all_day,
-        "start": f"{details.start_date.isoformat()}T{details.start_time}:00",
-        "end": f"{details.end_date.isoformat()}T{details.end_time}:00",
-        "venue": venue_name or "",
-        "venue_id": details.venue_id or 0,
+        "id": row.id,
+        "title": row.title,
+        "slug": row.slug,
+        "url": f"{site_url}/events/{row.slug}/",
+        "start_date": start_date,
+        "start_time": row.start_time,
+        "end_date": end_date,
+        "end_time": row.end_time,
+        "all_day": row.all_day,
+        "start": f"{start_date}T{row.start_time}:00",
+        "end": f"{end_date}T{row.end_time}:00",
+        "venue": row.venue_name or "",
+        "venue_id": row.venue_id or 0,
         "categories": categories,
         "color": categories[0]["color"] if categories else "",
         "thumbnail": image.get("thumbnail") or image.get("url") or "",
-        "event_status": details.event_status,
-        "event_type": details.event_type,
-        "featured": details.featured,
+        "event_status": row.event_status,
+        "event_type": row.event_type,
+        "featured": row.featured,
     }

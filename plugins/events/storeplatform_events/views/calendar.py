@@ -17,10 +17,13 @@ MAX_RANGE_DAYS = 365
 
 
 def calendar_events(request, *conditions, category=None, limit=None):
-    """Published events matching ``conditions`` in start order, with venue names: one query
-    (plus one for the categories of the events)."""
+    """Published events matching ``conditions`` in start order, with venue names and
+    categories: two queries of plain columns (no ORM objects: a month may hold hundreds)."""
     venue = aliased(Post)
-    stmt = (select(Post, EventDetails, venue.title)
+    stmt = (select(Post.id, Post.title, Post.slug, EventDetails.start_date, EventDetails.start_time,
+                   EventDetails.end_date, EventDetails.end_time, EventDetails.all_day, EventDetails.venue_id,
+                   EventDetails.event_status, EventDetails.event_type, EventDetails.featured,
+                   EventDetails.featured_image, venue.title.label("venue_name"))
             .join(EventDetails, EventDetails.post_id == Post.id)
             .outerjoin(venue, and_(venue.id == EventDetails.venue_id, venue.status == "publish"))
             .where(Post.post_type == EVENT_TYPE, Post.status == "publish", *conditions)
@@ -29,8 +32,17 @@ def calendar_events(request, *conditions, category=None, limit=None):
         stmt = stmt.where(queries.category_condition(category))
     if limit:
         stmt = stmt.limit(limit)
-    return [calendar_event_json(request, post, details, venue_name)
-            for post, details, venue_name in request.db.execute(stmt).all()]
+    rows = request.db.execute(stmt).all()
+    categories = {}
+    if rows:
+        for post_id, term_id, name, slug, color in request.db.execute(
+                select(PostTerm.post_id, Term.id, Term.name, Term.slug, Term.color)
+                .join(Term, Term.id == PostTerm.term_id)
+                .where(Term.taxonomy == CATEGORY_TAXONOMY, PostTerm.post_id.in_([r.id for r in rows]))
+                .order_by(Term.id)):
+            categories.setdefault(post_id, []).append({"id": term_id, "name": name, "slug": slug, "color": color})
+    site = request.application_url
+    return [calendar_event_json(site, row, categories.get(row.id, [])) for row in rows]
 
 
 def add_routes(config, ns):

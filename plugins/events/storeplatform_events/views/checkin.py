@@ -1,4 +1,5 @@
 """Check-in routes (manage_shop): check in, check out, validate, stats, recent check-ins."""
+import logging
 from decimal import Decimal
 
 from sqlalchemy import func, select
@@ -12,6 +13,7 @@ from .. import checkin, schemas
 from ..models import EVENT_TYPE, Attendee
 from ..serialize import attendee_summary, plain_local
 
+log = logging.getLogger(__name__)
 RECENT_CAP = 50
 
 
@@ -38,9 +40,14 @@ def add_routes(config, ns):
     def post_checkin(request):
         v = request.validated
         try:
-            attendee, event_name, already = checkin.check_in(request.db, v["ticket_code"], v.get("event_id"))
+            with request.db.begin_nested():
+                attendee, event_name, already = checkin.check_in(request.db, v["ticket_code"], v.get("event_id"))
         except checkin.TicketError as exc:
             raise _ticket_error(exc)
+        except Exception as exc:
+            # A plugin's checked_in action failing (or the database): the ticket is left unchanged.
+            log.warning("check-in of a ticket failed: %r", exc)
+            raise RestError(500, "evt_rest_checkin_failed", "The check-in failed; the ticket is unchanged.")
         tz = site_timezone(request.db)
         return {
             "success": True,

@@ -1,6 +1,7 @@
 """Routes of events, venues and organizers: list, get, create, partial update, trash/delete."""
+import logging
+
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import lazyload
 
 from storeplatform.auth import require, user_can
@@ -16,6 +17,7 @@ from ..serialize import event_json, organizer_json, rest_base, venue_json
 BODIES = {"event": schemas.EventBody(), "venue": schemas.VenueBody(), "organizer": schemas.OrganizerBody()}
 LIST_QUERIES = {"event": schemas.EventListQuery(), "venue": schemas.VenueListQuery(),
                 "organizer": schemas.OrganizerListQuery()}
+log = logging.getLogger(__name__)
 COUNT_COLUMNS = {"venue": EventDetails.venue_id, "organizer": EventDetails.organizer_id}
 
 
@@ -115,14 +117,15 @@ def _add_kind(config, ns, kind):
         request.response.headers["Location"] = f"{rest_base(request)}/{kind.collection}/{post.id}"
         return item_json(request, kind, post, details, site_timezone(request.db))
 
-    @item.get(query=schemas.EmbedQuery() if kind is EVENT else None)
+    @item.get(query=schemas.EmbedQuery() if kind is EVENT else None,
+              permission_description="public when published; read_post otherwise")
     def get_item(request):
         post, details = load(request, kind, int(request.matchdict["id"]))
         require_readable(request, post)
         return item_json(request, kind, post, details, site_timezone(request.db),
                          embed=request.validated.get("_embed", False))
 
-    @item.put(permission="edit_posts", body=partial)
+    @item.put(permission="edit_posts", body=partial, permission_description="edit_post on the item")
     def update_item(request):
         post, details = load(request, kind, int(request.matchdict["id"]))
         require(request, "edit_post", post)
@@ -135,7 +138,8 @@ def _add_kind(config, ns, kind):
             raise invalid_params(exc.params)
         return item_json(request, kind, post, details, site_timezone(request.db))
 
-    @item.delete(permission="delete_posts", query=schemas.DeleteQuery())
+    @item.delete(permission="delete_posts", query=schemas.DeleteQuery(),
+                 permission_description="delete_post on the item")
     def delete_item(request):
         post, details = load(request, kind, int(request.matchdict["id"]))
         require(request, "delete_post", post)
@@ -143,6 +147,8 @@ def _add_kind(config, ns, kind):
         try:
             with request.db.begin_nested():
                 posts.remove(request.db, kind, post, request.validated["force"])
-        except IntegrityError:
-            raise RestError(500, "evt_rest_cannot_delete", f"The {kind.name} cannot be deleted.")
+        except Exception as exc:
+            # A database refusal or a plugin's deleted action failing: nothing is deleted.
+            log.warning("delete of %s %s failed: %r", kind.name, post.id, exc)
+            raise RestError(500, "evt_rest_cannot_delete", f"The {kind.name} could not be deleted.")
         return {"deleted": True, "previous": previous}
