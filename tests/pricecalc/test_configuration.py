@@ -328,6 +328,7 @@ def test_schema_index_describes_the_routes(pc):
     assert calc_args["product_id"]["required"] is True and calc_args["measurements"]["required"] is True
     save = [e for e in routes["/pricecalc/v1/products/{id}/calculator"]["endpoints"] if e["methods"] == ["POST"]][0]
     assert save["permission"] == "manage_shop"
+    assert set(routes["/pricecalc/v1/calculate"]["endpoints"][0]["response"]) >= {"total_price", "pricing_tier"}
     assert set(save["args"]) == {"id", "calculator_type", "settings", "variables", "formula", "pricing_rules",
                                  "conditions"}
 

@@ -25,6 +25,33 @@ CALCULATE_BODY = CalculateBody()
 SAVE_BODY = SaveBody(colander.Mapping(unknown="preserve"))
 _SAVE_KEYS = {node.name for node in SAVE_BODY.children}
 
+# Response shapes for the schema index.
+RESULT_DOC = {
+    "success": "boolean", "calculated_measurement": "number", "measurement_unit": "string",
+    "price_per_unit": "number", "total_price": "number", "total_price_formatted": "string",
+    "overage_percentage": "number (when an overage is configured)",
+    "measurement_with_overage": "number (when an overage is configured)",
+    "surcharges": [{"type": "percentage|fixed", "value": "number", "amount": "number", "label": "string"}],
+    "pricing_tier": {"range_start": "number", "range_end": "number|null", "price": "number", "is_sale": "boolean"},
+}
+CONFIGURATION_DOC = {
+    "product_id": "integer", "calculator_type": "string", "pricing_unit": "string", "pricing_label": "string",
+    "minimum_price": "numeric text", "overage": "numeric text",
+    "fields": [{"name": "string", "label": "string", "unit": "string", "min": "numeric text",
+                "max": "numeric text", "step": "numeric text", "input_type": "free|options",
+                "options": ["numeric text"]}],
+    "pricing_rules": [{"range_start": "numeric text", "range_end": "numeric text|null", "price": "numeric text",
+                       "sale_price": "numeric text|null", "sale_from": "date-time|null", "sale_to": "date-time|null"}],
+    "conditions": [{"field": "string", "operator": "string", "threshold": "numeric text",
+                    "type": "percentage|fixed", "value": "numeric text", "label": "string"}],
+    "custom_variables": [{"name": "string", "label": "string", "value": "numeric text"}],
+}
+TABLE_DOC = {
+    "product_id": "integer", "pricing_unit": "string",
+    "rules": [{"range_start": "number", "range_end": "number|null", "price": "number", "price_formatted": "string",
+               "sale_price": "number|null", "sale_price_formatted": "string|null", "is_sale_active": "boolean"}],
+}
+
 
 def includeme(config):
     ns = namespace(config, "pricecalc/v1").configure(
@@ -35,21 +62,22 @@ def includeme(config):
     # The body is read here, not by the host's validator, so that NaN or Infinity inside
     # measurements are an invalid_measurement naming the input; the schema index still
     # describes the body from the same schema that checks it.
-    calc.add_view("POST", post_calculate)
+    calc.add_view("POST", post_calculate, response=RESULT_DOC)
     calc.docs["POST"]["body"] = CALCULATE_BODY
 
     calculator = ns.service(config, "calculator", r"/products/{id:\d+}/calculator",
                             "The calculator configuration of a product.")
-    calculator.add_view("GET", get_calculator)
+    calculator.add_view("GET", get_calculator, response=CONFIGURATION_DOC)
     calculator.add_view("POST", post_calculator, permission=save_permission, body=SAVE_BODY,
-                        permission_description="manage_shop")
+                        permission_description="manage_shop",
+                        response={"success": "boolean", "message": "string", "product_id": "integer"})
 
     table = ns.service(config, "pricing-table", r"/products/{id:\d+}/pricing-table",
                        "The pricing rules of a product with formatted prices and sale status.")
-    table.add_view("GET", get_pricing_table)
+    table.add_view("GET", get_pricing_table, response=TABLE_DOC)
 
     units = ns.service(config, "units", "/units", "Measurement units by type.")
-    units.add_view("GET", get_units)
+    units.add_view("GET", get_units, response={"<unit type>": {"<unit code>": "label"}})
 
 
 # --- loading ---------------------------------------------------------------------------------
