@@ -173,3 +173,16 @@ def test_users_me_needs_authentication(site):
     assert_error(site.app.get("/api/store/v1/users/me", status=401), 401, "rest_not_logged_in")
     me = site.app.get("/api/store/v1/users/me", headers=site.headers_for("subscriber")).json
     assert me["role"] == "subscriber" and me["capabilities"] == ["read"]
+
+
+def test_order_created_action_fires_once_in_the_creating_transaction(make_site):
+    site = make_site(**{"storeplatform.plugins": "thirdparty_tasks"})
+    h = site.headers_for("shop_manager")
+    a = site.app.post_json(P, {"name": "A", "regular_price": "2"}, headers=h).json
+    o = site.app.post_json(O, {"status": "processing", "line_items": [{"product_id": a["id"]}]}, headers=h).json
+    site.app.put_json(f"{O}/{o['id']}", {"status": "completed"}, headers=h)
+    site.app.post_json(O, {"line_items": [{"product_id": 999999}]}, headers=h, status=400)
+    from sp_thirdparty.tasks import recorded
+
+    with site.session() as s:
+        assert recorded(s) == [f"order_created:{o['id']}:processing"]

@@ -76,3 +76,11 @@ def storeplatform_authenticate(request):
     if not token.startswith("let-me-in:") or user is None:
         raise RestError(401, "thirdparty_bad_token", "The test token is wrong.")
     return Identity(user, "thirdparty_token")
+
+
+@hookimpl
+def storeplatform_order_created(order):
+    from sqlalchemy.orm import object_session
+
+    object_session(order).add(Post(post_type="thirdparty_log", title=f"order_created:{order.id}:{order.status}",
+                                   status="private"))
