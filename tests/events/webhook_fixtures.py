@@ -47,11 +47,16 @@ def receiver():
     r.close()
 
 
-def hooks_site(make_site, **settings):
+def hooks_site(make_site, same_users_as=None, **settings):
+    """A site with webhooks; ``same_users_as``: another Hooks on the same database whose
+    credentials this one reuses (a second process of one site with other settings)."""
     base = {"storeplatform.plugins": "events", "events.webhooks.allow_private_targets": "true",
             "events.webhooks.timeout": "2"}
     base.update(settings)
-    return Hooks(make_site(**base))
+    site = make_site(**base)
+    if same_users_as is not None:
+        site._users = dict(same_users_as.site._users)
+    return Hooks(site)
 
 
 @pytest.fixture

@@ -59,7 +59,7 @@ def _check_url(request, url):
 
 
 def _load(request):
-    webhook = request.db.get(Webhook, int(request.matchdict["id"])) if len(request.matchdict["id"]) < 12 else None
+    webhook = request.db.get(Webhook, int(request.matchdict["id"]))
     if webhook is None:
         raise RestError(404, "evt_rest_webhook_invalid_id", "Invalid webhook ID.")
     return webhook
