@@ -119,3 +119,17 @@ def test_bulk_bad_input_is_one_clear_line(shop, tmp_path):
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and needle in lines[0], proc.stderr
     assert shop.documents() == []
+
+
+def test_unreachable_queue_is_one_clear_line(shop, tmp_path):
+    shop.order("pending")
+    ini = write_ini(tmp_path / "site.ini", shop.site)
+    text = ini.read_text().replace(f"huey.url = {shop.registry.settings['huey.url']}",
+                                   "huey.url = redis://127.0.0.1:9/0")
+    ini.write_text(text)
+    for extra in ([], ["--no-wait"]):
+        proc = run_cli(ini, "invoicing", "regenerate", *extra)
+        assert proc.returncode == 1
+        last = proc.stderr.strip().splitlines()[-1]
+        assert "could not send the tasks" in last and "0 of 1 were sent" in last, proc.stderr
+    assert shop.documents() == []

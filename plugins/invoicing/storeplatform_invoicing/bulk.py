@@ -7,6 +7,7 @@ watched while its queued tasks still run.
 """
 import logging
 import sys
+import threading
 import time
 
 from sqlalchemy import func, insert, select, update
@@ -80,14 +81,51 @@ def cmd_regenerate(env, args):
         print(f"job {job_id}: 0 orders")
         return 0
     # The items are committed before the first task is sent, so a worker always finds them.
-    for oid in order_ids:
-        enqueue_now(env.registry, TASK, job_id, oid)
+    sender = Sender(env.registry, job_id, order_ids)
     if args.no_wait:
+        sender.run()
+        if sender.error:
+            raise CliError(sender.failure_message())
         print(f"job {job_id}: {total} orders enqueued")
         return 0
-    done, failed = watch(env, job_id, total)
+    # Sending thousands of tasks takes a while (a SQLite queue commits each one): workers
+    # start on the first ones while the rest are sent, and the bar shows both.
+    sender.start()
+    try:
+        done, failed = watch(env, job_id, total, sender=sender)
+    except KeyboardInterrupt:
+        if sender.is_alive():
+            print(f"\ninterrupted: {sender.sent} of {total} tasks were sent; run the command again for the rest",
+                  file=sys.stderr)
+        else:
+            print(f"\nstopped watching; job {job_id} goes on in the workers", file=sys.stderr)
+        return 130
     print(f"job {job_id}: {done - failed} of {total} orders regenerated, {failed} failed")
     return 1 if failed else 0
+
+
+class Sender(threading.Thread):
+    """Sends one task per order; ``sent`` counts them, ``error`` keeps what stopped it."""
+
+    def __init__(self, registry, job_id, order_ids):
+        super().__init__(daemon=True, name="invoicing-sender")
+        self.registry = registry
+        self.job_id = job_id
+        self.order_ids = order_ids
+        self.sent = 0
+        self.error = None
+
+    def run(self):
+        try:
+            for oid in self.order_ids:
+                enqueue_now(self.registry, TASK, self.job_id, oid)
+                self.sent += 1
+        except Exception as exc:  # reported by the command as one line
+            self.error = exc
+
+    def failure_message(self):
+        return (f"could not send the tasks ({self.error.__class__.__name__}: {self.error}); "
+                f"{self.sent} of {len(self.order_ids)} were sent; run the command again")
 
 
 def progress(env, job_id):
@@ -98,7 +136,7 @@ def progress(env, job_id):
     return done, failed
 
 
-def watch(env, job_id, total, interval=0.25, stream=None, hint_after=15.0):
+def watch(env, job_id, total, sender=None, interval=0.25, stream=None, hint_after=15.0):
     stream = stream or sys.stderr
     started = last_change = time.monotonic()
     print(f"regenerating {total} orders (job {job_id}); the worker (storeplatform worker) does the work; "
@@ -106,26 +144,31 @@ def watch(env, job_id, total, interval=0.25, stream=None, hint_after=15.0):
     shown = None
     hinted = False
     while True:
+        sent = sender.sent if sender is not None else total
         done, failed = progress(env, job_id)
         now = time.monotonic()
-        if (done, failed) != shown:
-            draw(stream, done, total, failed, now - started)
-            shown, last_change = (done, failed), now
+        if (done, failed, sent) != shown:
+            draw(stream, done, total, failed, now - started, sent)
+            shown, last_change = (done, failed, sent), now
         if done >= total:
             stream.write("\n")
             stream.flush()
             return done, failed
+        if sender is not None and sender.error is not None:
+            stream.write("\n")
+            raise CliError(sender.failure_message())
         if not hinted and now - last_change > hint_after:
             stream.write(f"\nno progress for {hint_after:.0f}s: is a worker running on this queue?\n")
             hinted = True
         time.sleep(interval)
 
 
-def draw(stream, done, total, failed, elapsed, width=30):
+def draw(stream, done, total, failed, elapsed, sent=None, width=30):
     filled = width * done // total
     bar = "#" * filled + "-" * (width - filled)
     extra = f", {failed} failed" if failed else ""
-    stream.write(f"\r[{bar}] {done}/{total} ({100 * done // total}%{extra}) {elapsed:.0f}s")
+    queued = f" sent {sent}/{total}" if sent is not None and sent < total else ""
+    stream.write(f"\r[{bar}] {done}/{total} ({100 * done // total}%{extra}){queued} {elapsed:.0f}s ")
     stream.flush()
 
 
