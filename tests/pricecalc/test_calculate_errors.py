@@ -128,7 +128,7 @@ def test_malformed_json_is_rest_invalid_json(pc):
 
 
 def test_oversized_or_deeply_nested_body(pc, area_id):
-    huge = '{"product_id": %d, "measurements": {"length": 2, "width": 2}, "pad": "%s"}' % (area_id, "x" * 70000)
+    huge = '{"product_id": %d, "measurements": {"length": 2, "width": 2}, "pad": "%s"}' % (area_id, "x" * (3 * 1024 * 1024))
     res = pc.app.post(f"{PC}/calculate", huge, headers={"Content-Type": "application/json"}, status=413)
     assert_error(res, 413, "rest_request_too_large")
     deep = '{"product_id": %d, "measurements": %s}' % (area_id, "[" * 30000 + "]" * 30000)

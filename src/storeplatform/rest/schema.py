@@ -133,8 +133,12 @@ def query_cstruct(request):
     return result
 
 
-def json_body(request):
-    """The request body as a JSON object; ``{}`` when empty. Malformed JSON is a 400."""
+def json_body(request, parse_float=None, parse_constant=None):
+    """The request body as a JSON object; ``{}`` when empty. Malformed JSON is a 400.
+
+    ``parse_float`` / ``parse_constant`` go to ``json.loads`` (e.g. ``Decimal`` to read numbers
+    exactly, or to let a route judge NaN itself); by default NaN and Infinity are malformed.
+    """
     if not request.body:
         return {}
     content_type = request.content_type or ""
@@ -143,7 +147,8 @@ def json_body(request):
     if len(request.body) > MAX_BODY_BYTES:
         raise RestError(413, "rest_request_too_large", f"The request body is larger than {MAX_BODY_BYTES} bytes.")
     try:
-        body = json.loads(request.body.decode("utf-8"), parse_constant=_reject_constant)
+        body = json.loads(request.body.decode("utf-8"), parse_float=parse_float,
+                          parse_constant=parse_constant or _reject_constant)
     except (ValueError, UnicodeDecodeError) as exc:
         raise RestError(400, "rest_invalid_json", f"The request body is not valid JSON: {exc}")
     except RecursionError:
