@@ -89,7 +89,7 @@ def _build(order, document, generated, created, options, fmt, regular, bold, fal
         [p("Order date:", "head"), p(created.date().isoformat())],
     ]
     billing = [p("Billing address", "head"), lines(billing_lines(order.billing or {}) or ["-"])]
-    story.append(Table([[billing, Table(details, colWidths=[38 * mm, width * 0.45 - 38 * mm],
+    story.append(Table([[billing, Table(details, colWidths=[42 * mm, width * 0.45 - 42 * mm],
                                         style=[("LEFTPADDING", (0, 0), (-1, -1), 0)])]],
                        colWidths=[width * 0.55, width * 0.45],
                        style=[("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
