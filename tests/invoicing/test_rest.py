@@ -258,3 +258,11 @@ def test_no_cross_origin_headers_are_added(shop):
     order = shop.order("completed")
     res = shop.meta(order["id"])
     assert not [h for h in res.headers if h.lower().startswith("access-control-")]
+
+
+def test_deleting_an_order_deletes_its_documents(shop):
+    order = shop.order("completed")
+    shop.regen(order["id"], {"force_type": "packing-slip"})
+    shop.app.delete(f"/api/store/v1/orders/{order['id']}", headers=shop.headers_for("administrator"))
+    assert shop.documents() == []
+    assert_error(shop.meta(order["id"], status=404), 404, "invoicing_order_not_found")
