@@ -99,7 +99,7 @@ def test_get_lookup_and_update(evt):
 
 
 @pytest.mark.parametrize("body, param", [({"status": "used"}, "status"), ({"email": "nope"}, "email"),
-                                         ({"first_name": 3}, "first_name")])
+                                         ({"first_name": 3}, "first_name"), ({"last_name": "x" * 201}, "last_name")])
 def test_update_validation(evt, body, param):
     a = evt.tickets(evt.event()["id"])[0]
     res = evt.put(f"/attendees/{a['id']}", body, status=400)

@@ -94,7 +94,8 @@ def test_upcoming_means_starting_today_or_later_in_the_site_time_zone(catalogue)
     ("page", "0"), ("page", "x"), ("per_page", "0"), ("per_page", "101"), ("orderby", "price"),
     ("order", "up"), ("status", "publish"), ("venue", "abc"), ("venue", "0"), ("organizer", "1.5"),
     ("start_after", "tomorrow"), ("start_before", "2031-02-30"), ("upcoming", "soon"), ("featured", "2"),
-    ("include", "1,a"), ("exclude", "-3"), ("_embed", "maybe"),
+    ("include", "1,a"), ("exclude", "-3"), ("_embed", "maybe"), ("include", ",".join(["7"] * 1001)),
+    ("venue", "9" * 25),
 ])
 def test_event_list_rejects_bad_parameters(evt, param, value):
     res = evt.get("/events", params={param: value}, status=400)

@@ -73,6 +73,8 @@ class OptionalId(StrictInt):
 class IdList(colander.SchemaType):
     """Comma-separated positive ids (also accepted as repeated parameters)."""
 
+    MAX_IDS = 1000
+
     def serialize(self, node, appstruct):
         return ",".join(map(str, appstruct))
 
@@ -86,6 +88,8 @@ class IdList(colander.SchemaType):
             if not part.isdigit() or len(part) > 18:
                 raise colander.Invalid(node, f"{cstruct!r} is not a comma-separated list of ids")
             ids.append(int(part))
+        if len(ids) > self.MAX_IDS:
+            raise colander.Invalid(node, f"at most {self.MAX_IDS} ids")
         return ids
 
 
@@ -155,13 +159,21 @@ def valid_email(node, value):
         raise colander.Invalid(node, f"{value!r} is not an email address")
 
 
-def _text(name, description="", **kw):
+def _text(name, description="", max_length=None, **kw):
+    """An optional text field; ``max_length`` for the columns of bounded width."""
+    validator = kw.pop("validator", None)
+    if max_length is not None:
+        length = colander.Length(max=max_length)
+        validator = colander.All(length, validator) if validator else length
     return colander.SchemaNode(StrictString(), name=name, missing=kw.pop("missing", colander.drop),
-                               description=description, **kw)
+                               description=description, validator=validator, **kw)
+
+
+MAX_INT32 = 2_147_483_647  # integer columns
 
 
 class CategoryIds(colander.SequenceSchema):
-    category = colander.SchemaNode(StrictInt(), validator=colander.Range(min=1))
+    category = colander.SchemaNode(StrictInt(), validator=colander.Range(min=1, max=MAX_INT32))
 
 
 # --- bodies -------------------------------------------------------------------------------
@@ -179,12 +191,12 @@ class EventBody(colander.MappingSchema):
     start_time = colander.SchemaNode(TimeText(), missing=colander.drop, description="HH:MM (default 00:00).")
     end_date = colander.SchemaNode(DateText(), missing=colander.drop, description="YYYY-MM-DD (default start_date).")
     end_time = colander.SchemaNode(TimeText(), missing=colander.drop, description="HH:MM (default 23:59).")
-    timezone = _text("timezone", "Time zone name (default the site's).", validator=valid_timezone)
+    timezone = _text("timezone", "Time zone name (default the site's).", max_length=64, validator=valid_timezone)
     all_day = colander.SchemaNode(StrictBoolean(), missing=colander.drop)
     venue_id = colander.SchemaNode(OptionalId(), missing=colander.drop, description="Venue id; 0 or null for none.")
     organizer_id = colander.SchemaNode(OptionalId(), missing=colander.drop,
                                        description="Organizer id; 0 or null for none.")
-    capacity = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=0),
+    capacity = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=0, max=MAX_INT32),
                                    description="Maximum attendees (0: not set).")
     event_status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(EVENT_STATUSES))
     event_type = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(EVENT_TYPES))
@@ -196,20 +208,20 @@ class EventBody(colander.MappingSchema):
 class VenueBody(colander.MappingSchema):
     name = colander.SchemaNode(StrictString(), validator=not_blank, description="Venue name.")
     address = _text("address")
-    city = _text("city")
-    state = _text("state")
-    country = _text("country")
-    postal = _text("postal")
-    capacity = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=0))
-    phone = _text("phone")
-    email = _text("email", validator=valid_email)
+    city = _text("city", max_length=200)
+    state = _text("state", max_length=200)
+    country = _text("country", max_length=200)
+    postal = _text("postal", max_length=40)
+    capacity = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=0, max=MAX_INT32))
+    phone = _text("phone", max_length=100)
+    email = _text("email", max_length=200, validator=valid_email)
     website = _text("website", validator=url_or_empty)
 
 
 class OrganizerBody(colander.MappingSchema):
     name = colander.SchemaNode(StrictString(), validator=not_blank, description="Organizer name.")
-    phone = _text("phone")
-    email = _text("email", validator=valid_email)
+    phone = _text("phone", max_length=100)
+    email = _text("email", max_length=200, validator=valid_email)
     website = _text("website", validator=url_or_empty)
     facebook = _text("facebook", validator=url_or_empty)
     twitter = _text("twitter")
@@ -217,10 +229,10 @@ class OrganizerBody(colander.MappingSchema):
 
 
 class AttendeeUpdate(colander.MappingSchema):
-    first_name = _text("first_name")
-    last_name = _text("last_name")
-    email = _text("email", validator=valid_email)
-    phone = _text("phone")
+    first_name = _text("first_name", max_length=200)
+    last_name = _text("last_name", max_length=200)
+    email = _text("email", max_length=200, validator=valid_email)
+    phone = _text("phone", max_length=100)
     status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(ATTENDEE_STATUSES))
 
 
