@@ -212,3 +212,17 @@ def test_fifty_simultaneous_checkins_make_one_transition_and_one_action(evt3, ev
     assert evt_log() == [f"evt_attendee_checked_in {ticket['id']} {ticket['ticket_code']}"]
     stored = evt3.get(f"/attendees/{ticket['id']}", headers=evt3.admin).json
     assert stored["status"] == "checked_in"
+
+
+def test_checkin_times_are_in_the_site_time_zone(evt):
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    evt.site.set_option("site.timezone", "Asia/Kathmandu")  # +05:45, never equal to UTC
+    ticket = evt.tickets(evt.event()["id"])[0]
+    res = evt.post("/checkin", {"ticket_code": ticket["ticket_code"]}, status=200).json
+    local = datetime.strptime(res["checked_in_at"], "%Y-%m-%d %H:%M:%S")
+    now = datetime.now(ZoneInfo("Asia/Kathmandu")).replace(tzinfo=None)
+    assert abs((now - local).total_seconds()) < 120
+    recent = evt.get(f"/checkin/recent/{ticket['event_id']}", headers=evt.admin).json["checkins"][0]
+    assert recent["checked_in_at"] == res["checked_in_at"]
