@@ -144,7 +144,7 @@ def test_malformed_body_is_400(shop):
 
 
 ROUTES = [("get", "/documents/{id}"), ("get", "/documents/{id}/pdf"), ("post", "/documents/{id}/regenerate"),
-          ("get", "/")]
+          ("get", "/"), ("get", "")]
 
 
 @pytest.mark.parametrize("method,path", ROUTES)
