@@ -15,10 +15,21 @@ from .db.session import database_url, get_tm_session
 
 ALL_PLUGINS = "invoicing pricecalc events"
 
-# The environment names the servers of a test run; the tests' own databases (fresh ones on
-# that server) must not be overridden by it, so the variables are taken out on import.
-_ENV_DATABASE_URL = os.environ.pop("STOREPLATFORM_DATABASE_URL", "")
-_ENV_HUEY_URL = os.environ.pop("STOREPLATFORM_HUEY_URL", "")
+
+
+def _take_server_url(name):
+    """The environment names the servers of a test run; the tests' own databases (fresh ones
+    on that server) must not be overridden by it, so the variable is taken out on import and
+    kept under another name, which the processes the run starts (xdist workers) inherit."""
+    value = os.environ.pop(name, "")
+    kept = f"SP_TEST_SERVER_{name.removeprefix('STOREPLATFORM_')}"
+    if value:
+        os.environ[kept] = value
+    return value or os.environ.get(kept, "")
+
+
+_ENV_DATABASE_URL = _take_server_url("STOREPLATFORM_DATABASE_URL")
+_ENV_HUEY_URL = _take_server_url("STOREPLATFORM_HUEY_URL")
 
 
 def server_database_url():

@@ -74,3 +74,15 @@ def test_gunicorn_web_processes_and_worker_processes(make_site, database, tmp_pa
             proc.send_signal(signal.SIGTERM)
         for proc in procs:
             proc.wait(timeout=30)
+
+
+def test_the_run_uses_the_servers_the_environment_names(database):
+    """Guards the PostgreSQL + Redis run: every xdist worker must reach the named servers."""
+    from storeplatform.testing import server_database_url, server_huey_url
+
+    if os.environ.get("SP_TEST_SERVER_DATABASE_URL"):
+        assert server_database_url() and database.url.startswith("postgresql")
+    else:
+        assert database.url.startswith("sqlite")
+    if os.environ.get("SP_TEST_SERVER_HUEY_URL"):
+        assert server_huey_url().startswith("redis")
