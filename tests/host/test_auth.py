@@ -221,6 +221,9 @@ class FakePost:
     ("subscriber", False, "publish", "read_post", True),
     (None, False, "publish", "read_post", True),
     (None, False, "draft", "read_post", False),
+    (None, False, "trash", "read_post", False),
+    ("subscriber", False, "trash", "read_post", False),
+    ("editor", False, "trash", "read_post", True),
 ])
 def test_meta_capabilities(site, role, own, status, cap, allowed):
     from pyramid.request import Request
@@ -237,6 +240,7 @@ def test_meta_capabilities(site, role, own, status, cap, allowed):
     type(request).identity = property(lambda self: identity)
     try:
         post = FakePost(7 if own else 8, status)
+        post.trashed_status = "publish" if status == "trash" else None
         assert user_can(request, cap, post) is allowed
     finally:
         del type(request).identity

@@ -37,7 +37,9 @@ def primitive_caps(cap, user_id, item):
     own = item is not None and user_id is not None and getattr(item, "author_id", None) == user_id
     status = getattr(item, "status", "publish")
     if status == "trash":
-        status = getattr(item, "trashed_status", None) or "draft"
+        # Reading a trashed item is editing-level access, whatever it was before; editing or
+        # deleting it needs what its former status needed.
+        status = "draft" if cap == "read_post" else (getattr(item, "trashed_status", None) or "draft")
     if cap == "read_post":
         if status in PUBLIC_STATUSES:
             return []
