@@ -4,7 +4,7 @@ A delivery is claimed in a short transaction of its own, sent with no transactio
 30-second request must not hold database locks; on SQLite that would stop every writer),
 and its outcome recorded in a second short transaction.
 """
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from storeplatform.db.types import utcnow
 from storeplatform.queue import run_in_transaction
@@ -37,25 +37,19 @@ def _claim(ctx, delivery_id):
     return {"webhook_id": webhook.id, "url": webhook.url, "body": body, "headers": headers}
 
 
-def record(session, delivery, outcome):
-    """Write the outcome into the log row, count it, keep the log at 100 rows."""
-    delivery.status = DELIVERED if outcome.success else FAILED
-    delivery.response_code = outcome.response_code
-    delivery.duration_ms = outcome.duration_ms
-    delivery.error = outcome.error
-    delivery.finished_at = utcnow()
-    session.flush()
-    count_outcome(session, delivery.webhook_id, outcome.success)
+def record(session, delivery_id, webhook_id, outcome, url, headers):
+    """Write the outcome into the log row (one UPDATE), count it, keep the log at 100 rows."""
+    session.execute(update(WebhookDelivery).where(WebhookDelivery.id == delivery_id)
+                    .values(status=DELIVERED if outcome.success else FAILED, response_code=outcome.response_code,
+                            duration_ms=outcome.duration_ms, error=outcome.error, finished_at=utcnow(), url=url,
+                            request_headers=headers)
+                    .execution_options(synchronize_session=False))
+    count_outcome(session, webhook_id, outcome.success)
     prune_log(session)
 
 
 def _record(ctx, delivery_id, sent, outcome):
-    delivery = ctx.session.get(WebhookDelivery, delivery_id)
-    if delivery is None:
-        return
-    delivery.url = sent["url"]
-    delivery.request_headers = sent["headers"]
-    record(ctx.session, delivery, outcome)
+    record(ctx.session, delivery_id, sent["webhook_id"], outcome, sent["url"], sent["headers"])
 
 
 def deliver_webhook(ctx, delivery_id):

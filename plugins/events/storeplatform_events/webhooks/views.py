@@ -152,8 +152,8 @@ def add_routes(config, ns):
         request.tm.begin()
         outcome = post(webhook_settings(request.registry.settings), url, body, headers)
         delivery = WebhookDelivery(uuid=delivery_uuid, webhook_id=webhook_id, topic=TEST_TOPIC,
-                                   body=body.decode("utf-8"), status=SENDING, claimed_at=utcnow(), url=url,
-                                   request_headers=headers)
+                                   body=body.decode("utf-8"), status=SENDING, claimed_at=utcnow())
         request.db.add(delivery)
-        record(request.db, delivery, outcome)
+        request.db.flush()
+        record(request.db, delivery.id, webhook_id, outcome, url, headers)
         return {"success": outcome.success, "response_code": outcome.response_code or 0}
