@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from storeplatform.testing import assert_error
 from storeplatform_events.webhooks.settings import webhook_settings
 from storeplatform_events.webhooks.targets import address_refused, url_problem
 
@@ -239,3 +240,19 @@ def test_an_address_accepted_at_save_is_checked_again_when_sending(make_site, re
     assert receiver.posts() == []
     assert [d["status"] for d in strict.deliveries()] == ["failed", "failed"]
     assert all("127.0.0.1" in d["error"] for d in strict.deliveries())
+
+
+def test_a_change_that_fails_after_the_trigger_leaves_no_delivery(wh, receiver):
+    """The deliveries belong to the change's transaction: when a later topic listener fails,
+    the change, its deliveries and their hand-off to Huey are all gone."""
+    from storeplatform_events.actions import add_topic_listener
+
+    def failing_listener(session, topic, object_id, info):
+        if topic == "event.created":
+            raise RuntimeError("a later listener fails")
+
+    wh.webhook("event.created", receiver.url())
+    add_topic_listener(wh.site.registry, failing_listener)
+    assert_error(wh.post("/events", {"title": "Doomed"}, status=500), 500, "rest_internal_error")
+    assert wh.deliveries() == [] and receiver.posts() == []
+    assert wh.get("/events", headers=wh.admin).json == []

@@ -137,3 +137,26 @@ def test_worker_processes_share_the_queue_without_duplicates(make_site, tmp_path
             proc.wait(timeout=20)
     uuids = {r.headers["X-EVT-Delivery"] for r in receiver.posts()}
     assert len(receiver.posts()) == len(uuids) == 24
+
+
+def test_check_in_at_the_door_through_the_cli_is_delivered(make_site, tmp_path, receiver):
+    """The admin path (`storeplatform events checkin`) queues its deliveries like REST does."""
+    site = queued_site(make_site, tmp_path)
+    hooks = {t: site.webhook(t, receiver.url(f"/{t}")) for t in ("attendee.checked_in", "attendee.checked_out")}
+    event = site.event("Door")
+    [ticket] = site.tickets(event["id"], 1)
+    ini = _write_ini(tmp_path / "cli.ini", site)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STOREPLATFORM_")}
+    for command in ("checkin", "checkout"):
+        done = subprocess.run([TOOL, "-c", str(ini), "events", command, ticket["ticket_code"]], env=env,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+    assert statuses(site) == ["pending", "pending"]
+    with running_worker(site.site.registry, workers=2):
+        wait_for(lambda: statuses(site) == ["delivered", "delivered"], timeout=15)
+    [checked_in] = receiver.posts("/attendee.checked_in")
+    [checked_out] = receiver.posts("/attendee.checked_out")
+    assert signed_by(checked_in, hooks["attendee.checked_in"]["secret"])
+    assert payload(checked_in)["data"]["status"] == "checked_in"
+    assert payload(checked_out)["data"]["status"] == "checked_out"
+    assert payload(checked_out)["data"]["ticket_code"] == ticket["ticket_code"]
