@@ -21,6 +21,7 @@ from .tasks import record
 from .topics import TEST_TOPIC, topics_json
 
 SECRET_ALPHABET = string.ascii_letters + string.digits
+MAX_ID = 2**31 - 1
 
 
 def new_secret():
@@ -59,7 +60,9 @@ def _check_url(request, url):
 
 
 def _load(request):
-    webhook = request.db.get(Webhook, int(request.matchdict["id"]))
+    webhook_id = int(request.matchdict["id"])
+    # Ids live in a 32-bit column: a larger one cannot exist (and PostgreSQL would refuse it).
+    webhook = request.db.get(Webhook, webhook_id) if webhook_id <= MAX_ID else None
     if webhook is None:
         raise RestError(404, "evt_rest_webhook_invalid_id", "Invalid webhook ID.")
     return webhook
