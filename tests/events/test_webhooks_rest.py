@@ -229,3 +229,14 @@ def test_trusted_networks_allow_one_internal_receiver(make_site, receiver):
     assert site.post(f"/webhooks/{hook['id']}/test").json == {"success": True, "response_code": 200}
     res = site.post("/webhooks", {"name": "A", "url": "http://127.0.0.2/", "topic": "event.created"}, status=400)
     assert_error(res, 400, "rest_invalid_param")
+
+
+def test_schema_index_describes_the_webhook_routes(wh):
+    routes = wh.get("/", headers=wh.admin).json["routes"]
+    assert routes["/events/v1/webhooks"]["methods"] == ["GET", "POST"]
+    post = [e for e in routes["/events/v1/webhooks"]["endpoints"] if e["methods"] == ["POST"]][0]
+    assert {k: post["args"][k]["required"] for k in ("name", "url", "topic", "secret", "status")} == \
+        {"name": True, "url": True, "topic": True, "secret": False, "status": False}
+    assert post["args"]["status"]["enum"] == ["active", "paused", "disabled"] and post["permission"] == "manage_options"
+    assert routes["/events/v1/webhooks/{id}/test"]["methods"] == ["POST"]
+    assert routes["/events/v1/webhooks/topics"]["endpoints"][0]["permission"] is None
