@@ -240,3 +240,21 @@ def test_schema_index_describes_the_webhook_routes(wh):
     assert post["args"]["status"]["enum"] == ["active", "paused", "disabled"] and post["permission"] == "manage_options"
     assert routes["/events/v1/webhooks/{id}/test"]["methods"] == ["POST"]
     assert routes["/events/v1/webhooks/topics"]["endpoints"][0]["permission"] is None
+
+
+def test_a_slow_test_delivery_holds_no_database_lock(make_site, receiver):
+    import threading
+    import time
+
+    site = hooks_site(make_site, **{"events.webhooks.timeout": "5"})
+    hook = site.webhook("event.created", receiver.url("/slow/1.5"))
+    answers = []
+    sender = threading.Thread(target=lambda: answers.append(site.post(f"/webhooks/{hook['id']}/test").json))
+    sender.start()
+    while not receiver.posts("/slow"):
+        time.sleep(0.01)
+    started = time.monotonic()
+    site.venue("Written meanwhile")  # a write while the receiver is still answering
+    assert time.monotonic() - started < 1.0
+    sender.join()
+    assert answers == [{"success": True, "response_code": 200}]
