@@ -138,7 +138,8 @@ def test_rest_prefix_is_configurable(make_site):
     ("/api/%FF/x", 400, "rest_invalid_url"),
     ("/api/store/v1/products?search=a%00b", 400, "rest_invalid_param"),
     ("/api/store/v1/products?page=99999999999", 400, "rest_invalid_param"),
-    ("/api/store/v1/products/99999999999999999999999", 404, "rest_no_route"),
+    ("/api/store/v1/products/99999999999999999999999", 404, "rest_product_invalid_id"),
+    ("/api/store/v1/products/2147483648", 404, "rest_product_invalid_id"),
 ])
 def test_hostile_urls_get_error_bodies(site, url, status, code):
     assert_error(site.app.get(url, status=status), status, code)

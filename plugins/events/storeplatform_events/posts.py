@@ -8,6 +8,7 @@ from datetime import datetime
 
 from sqlalchemy import select
 
+from storeplatform.db import id_in_range
 from storeplatform.db.types import utcnow
 from storeplatform.store.content import delete_post, set_post_terms, trash_post, unique_slug
 from storeplatform.store.models import Post, Term
@@ -57,15 +58,16 @@ def _check_event_values(session, details, values):
     refs = {"venue_id": VENUE_TYPE, "organizer_id": ORGANIZER_TYPE}
     wanted = {values[f]: t for f, t in refs.items() if values.get(f)}
     if wanted:
-        found = dict(session.execute(
-            select(Post.id, Post.post_type).where(Post.id.in_(wanted))).all())
+        ids = [i for i in wanted if id_in_range(i)]
+        found = dict(session.execute(select(Post.id, Post.post_type).where(Post.id.in_(ids))).all()) if ids else {}
         for field, post_type in refs.items():
             ref = values.get(field)
             if ref and found.get(ref) != post_type:
                 errors[field] = f"{field.split('_')[0]} {ref} does not exist"
     if "categories" in values and values["categories"]:
         known = set(session.execute(select(Term.id).where(
-            Term.taxonomy == CATEGORY_TAXONOMY, Term.id.in_(values["categories"]))).scalars())
+            Term.taxonomy == CATEGORY_TAXONOMY, Term.id.in_([i for i in values["categories"] if id_in_range(i)]))
+        ).scalars())
         missing = sorted(set(values["categories"]) - known)
         if missing:
             errors["categories"] = "unknown category id(s): " + ", ".join(map(str, missing))

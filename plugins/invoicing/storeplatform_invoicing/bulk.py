@@ -13,11 +13,12 @@ import time
 from sqlalchemy import func, insert, select, update
 
 from storeplatform.cli import CliError, Parser
+from storeplatform.db import id_in_range
 from storeplatform.queue import enqueue_now
 from storeplatform.store.models import Order
 from storeplatform.store.orders import STATUSES
 
-from .documents import MAX_ORDER_ID, UNBILLABLE_STATUSES, UnbillableOrder, regenerate
+from .documents import UNBILLABLE_STATUSES, UnbillableOrder, regenerate
 from .models import DOCUMENT_TYPES, Job, JobItem
 
 log = logging.getLogger(__name__)
@@ -55,7 +56,7 @@ def cmd_regenerate(env, args):
     with env.transaction() as session:
         stmt = select(Order.id, Order.status).order_by(Order.id)
         if ids:
-            stmt = stmt.where(Order.id.in_([i for i in ids if 0 < i <= MAX_ORDER_ID]))
+            stmt = stmt.where(Order.id.in_([i for i in ids if id_in_range(i)]))
         if args.status:
             stmt = stmt.where(Order.status.in_(args.status))
         rows = session.execute(stmt).all()

@@ -2,6 +2,7 @@
 and the metadata the REST routes answer with."""
 from sqlalchemy import select
 
+from storeplatform.db import get_by_id, id_in_range
 from storeplatform.db.types import utcnow
 from storeplatform.queue import enqueue_after_commit
 from storeplatform.store.models import Order
@@ -15,7 +16,6 @@ from .pdf import render_pdf
 UNBILLABLE_STATUSES = ("cancelled", "failed")
 # Order ids are 32-bit integer columns: a larger id names no order (and PostgreSQL would
 # refuse to compare it).
-MAX_ORDER_ID = 2**31 - 1
 RENDER_TASK = "invoicing.render_document"
 
 
@@ -91,7 +91,7 @@ def current_document(session, order_id, with_pdf=False):
     None when it has no PDF yet; order None when it does not exist."""
     from sqlalchemy.orm import lazyload, undefer
 
-    if not 0 < order_id <= MAX_ORDER_ID:
+    if not id_in_range(order_id):
         return None, None
     loads = [lazyload(Order.line_items)] + ([undefer(Document.pdf)] if with_pdf else [])
     row = session.execute(
@@ -106,7 +106,7 @@ def current_document(session, order_id, with_pdf=False):
 
 
 def load_order(session, order_id):
-    return session.get(Order, order_id) if 0 < order_id <= MAX_ORDER_ID else None
+    return get_by_id(session, Order, order_id)
 
 
 def metadata(request, order, document):

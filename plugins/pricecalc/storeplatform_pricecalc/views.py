@@ -5,6 +5,7 @@ import colander
 from sqlalchemy import bindparam, select
 
 from storeplatform.auth import require, user_can
+from storeplatform.db import id_in_range
 from storeplatform.db.types import utcnow
 from storeplatform.rest import RestError, deserialize, invalid_params, json_body, namespace
 from storeplatform.store.models import Product
@@ -16,7 +17,6 @@ from .pricing import calculate, pricing_table
 from .schemas import CalculateBody, SaveBody
 from .units import UNIT_LABELS
 
-MAX_ID = 2 ** 31 - 1  # the id column's range: a larger id is simply not found
 # A calculation is a product id and a few numbers; anything much larger is not one.
 CALCULATE_BODY = CalculateBody()
 # Unknown keys are kept so that the view can refuse them by name instead of ignoring them.
@@ -93,7 +93,7 @@ _PRODUCTS_WITH_CALCULATORS = (
 
 def load_with_calculators(session, ids):
     """``{id: (product, calculator or None)}`` for the products ``ids``, in one query."""
-    ids = [i for i in ids if 1 <= i <= MAX_ID]
+    ids = [i for i in ids if id_in_range(i)]
     if not ids:
         return {}
     rows = session.execute(_PRODUCTS_WITH_CALCULATORS, {"ids": ids}).all()
@@ -180,7 +180,7 @@ def save_permission(request):
     require(request, "manage_shop")
     product_id = int(request.matchdict["id"])
     product = None
-    if product_id <= MAX_ID:
+    if id_in_range(product_id):
         # Locks the product row: concurrent saves of one product merge one after the other.
         product = request.db.execute(
             select(Product).where(Product.id == product_id).with_for_update()).scalar_one_or_none()

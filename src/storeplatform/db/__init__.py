@@ -21,6 +21,26 @@ def includeme(config):
     config.add_request_method(db, "db", reify=True)
 
 
+# The range of the integer id columns (32-bit on PostgreSQL).
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+
+
+def id_in_range(value):
+    """True when ``value`` can be an id of a row; a larger number names no row."""
+    return isinstance(value, int) and 0 < value <= INT_MAX
+
+
+def get_by_id(session, model, value):
+    """``session.get(model, value)`` for an id from a URL: None for an id that cannot exist
+    (not a number, or beyond the 32-bit integer columns), so that it is a not-found answer and
+    never a database error."""
+    try:
+        value = int(value)
+    except (TypeError, ValueError):
+        return None
+    return session.get(model, value) if id_in_range(value) else None
+
+
 def registry_of(session):
     return session.info["registry"]
 
@@ -30,4 +50,4 @@ def request_of(session):
     return session.info.get("request")
 
 
-__all__ = ["Base", "metadata", "get_tm_session", "registry_of", "request_of"]
+__all__ = ["Base", "metadata", "get_tm_session", "get_by_id", "id_in_range", "registry_of", "request_of"]

@@ -7,8 +7,6 @@ import colander
 
 from .errors import RestError
 
-INT64 = 2**63
-
 # JSON bodies of this API are small records; a larger body is refused before parsing.
 MAX_BODY_BYTES = 2 * 1024 * 1024
 
@@ -67,8 +65,9 @@ class StrictInt(colander.Int):
             if not (text.lstrip("+-").isdigit() and len(text) <= 20):
                 raise colander.Invalid(node, f"{cstruct!r} is not an integer")
             value = int(text)
-        # Every integer must fit the databases' 64-bit integers.
-        if not -INT64 < value < INT64:
+        # 64-bit at most (SQLite's integers); whether an id names a row is the lookup's
+        # business (storeplatform.db.get_by_id / id_in_range).
+        if not -(2**63) <= value < 2**63:
             raise colander.Invalid(node, f"{cstruct!r} is out of range")
         return value
 

@@ -3,6 +3,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 
 from ..auth import require, user_can
+from ..db import get_by_id
 from ..auth.methods import (SESSION_COOKIE, issue_jwt, make_nonce, session_for_cookie, start_session)
 from ..auth.passwords import verify_password
 from ..rest import RestError, invalid_params, namespace, paginate
@@ -181,7 +182,7 @@ def _product_url(request, product_id):
 
 
 def _load_product(request):
-    product = request.db.get(Product, int(request.matchdict["id"]))
+    product = get_by_id(request.db, Product, request.matchdict["id"])
     if product is None or (product.status != "publish" and not user_can(request, "manage_shop")):
         raise RestError(404, "rest_product_invalid_id", "Invalid product ID.")
     return product
@@ -294,7 +295,7 @@ def order_json(request, order):
 
 
 def _load_order(request):
-    order = request.db.get(Order, int(request.matchdict["id"]))
+    order = get_by_id(request.db, Order, request.matchdict["id"])
     if order is None:
         raise RestError(404, "rest_order_invalid_id", "Invalid order ID.")
     return order
