@@ -52,7 +52,7 @@ class Namespace:
         Pyramid when the configuration is committed, after its views were added."""
         service = RestService(
             name=f"{self.name}:{name}",
-            path=self.root + _bounded_ids(path),
+            path=self.root + path,
             description=description,
             namespace=self,
             route_path=path,
@@ -60,12 +60,6 @@ class Namespace:
         self.services.append(service)
         config.action(None, lambda: config.add_cornice_service(service), order=PHASE1_CONFIG)
         return service
-
-
-def _bounded_ids(path):
-    """``{id:\\d+}`` matches at most 18 digits, so that an id always fits a 64-bit integer
-    (a longer one is no route, not a database overflow)."""
-    return path.replace(r":\d+}", r":\d{1,18}}")
 
 
 class RestService(Service):
