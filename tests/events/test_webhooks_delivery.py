@@ -256,3 +256,12 @@ def test_a_change_that_fails_after_the_trigger_leaves_no_delivery(wh, receiver):
     assert_error(wh.post("/events", {"title": "Doomed"}, status=500), 500, "rest_internal_error")
     assert wh.deliveries() == [] and receiver.posts() == []
     assert wh.get("/events", headers=wh.admin).json == []
+
+
+@pytest.mark.parametrize("key, value", [("events.webhooks.trusted_networks", "10.0.0.0/8 not-a-network"),
+                                        ("events.webhooks.timeout", "soon"), ("events.webhooks.timeout", "0"),
+                                        ("events.webhooks.timeout", "nan"), ("events.webhooks.timeout", "inf"),
+                                        ("events.webhooks.requeue_after", "-1")])
+def test_bad_webhook_settings_fail_at_start_up(make_site, key, value):
+    with pytest.raises(ValueError, match="events.webhooks"):
+        make_site(**{"storeplatform.plugins": "events", key: value})

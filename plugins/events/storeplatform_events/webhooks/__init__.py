@@ -6,8 +6,10 @@ from ..actions import add_topic_listener
 def includeme(config, ns):
     from . import models  # noqa: F401  (tables on the shared metadata)
     from .outbox import on_topic
+    from .settings import webhook_settings
     from .views import add_routes
 
+    webhook_settings(config.registry.settings)  # a bad ini value fails at start-up, not per delivery
     add_topic_listener(config.registry, on_topic)
     add_routes(config, ns)
 

@@ -1,5 +1,6 @@
 """The ini keys of webhook delivery, read once per use from the registry settings."""
 import ipaddress
+import math
 from dataclasses import dataclass
 
 from pyramid.settings import asbool
@@ -29,14 +30,20 @@ def webhook_settings(settings):
     timeout: seconds to connect and to wait for each read (30 by default, shorter in tests).
     requeue_after: seconds after which the sweep re-queues a pending delivery.
     """
-    trusted = tuple(ipaddress.ip_network(item.strip(), strict=False)
-                    for item in settings.get("events.webhooks.trusted_networks", "").replace(",", " ").split()
-                    if item.strip())
+    try:
+        trusted = tuple(ipaddress.ip_network(item, strict=False)
+                        for item in settings.get("events.webhooks.trusted_networks", "").replace(",", " ").split())
+        timeout = _seconds(settings, "events.webhooks.timeout", DEFAULT_TIMEOUT)
+        requeue_after = _seconds(settings, "events.webhooks.requeue_after", DEFAULT_REQUEUE_AFTER)
+    except ValueError as exc:
+        raise ValueError(f"events.webhooks settings: {exc}") from None
+    if not (0 < timeout < math.inf) or not (0 <= requeue_after < math.inf):
+        raise ValueError("events.webhooks settings: timeout must be positive and requeue_after not negative")
     return WebhookSettings(
         allow_private_targets=asbool(settings.get("events.webhooks.allow_private_targets", False)),
         trusted_networks=trusted,
-        timeout=_seconds(settings, "events.webhooks.timeout", DEFAULT_TIMEOUT),
-        requeue_after=_seconds(settings, "events.webhooks.requeue_after", DEFAULT_REQUEUE_AFTER),
+        timeout=timeout,
+        requeue_after=requeue_after,
     )
 
 
