@@ -13,7 +13,6 @@ from sqlalchemy.engine import make_url
 from . import make_config
 from .db.session import database_url, get_tm_session
 
-ALL_PLUGINS = "invoicing pricecalc events"
 
 
 
@@ -239,10 +238,19 @@ def wait_for(predicate, timeout=20.0, interval=0.05):
         time.sleep(interval)
 
 
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on now (for servers a test starts)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def queue_url(tmp_dir):
     """A real queue for tests that need a worker: Redis when the environment names it, else SQLite."""
     return server_huey_url() or f"sqlite:///{tmp_dir}/huey-{uuid.uuid4().hex[:8]}.sqlite"
 
 
-__all__ = ["TestDatabase", "Site", "assert_error", "count_queries", "running_worker", "wait_for", "queue_url",
-           "ALL_PLUGINS", "threading"]
+__all__ = ["TestDatabase", "Site", "assert_error", "count_queries", "running_worker", "wait_for", "queue_url", "free_port",
+           "server_database_url", "server_huey_url"]

@@ -3,21 +3,16 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
 
+from storeplatform.testing import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_development_ini_serves_with_embedded_worker_and_stops_on_sigterm(tmp_path):

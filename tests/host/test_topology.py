@@ -4,23 +4,16 @@ processes, and several standalone worker processes, on the run's database and qu
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
 
-from storeplatform.testing import queue_url, wait_for
+from storeplatform.testing import free_port, queue_url, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def post(port, path, body):
