@@ -173,6 +173,16 @@ def test_a_slow_receiver_times_out(make_site, receiver):
     assert 250 <= logged["duration_ms"] < 1400
 
 
+def test_the_time_out_covers_all_redirect_hops_together(make_site, receiver):
+    site = hooks_site(make_site, **{"events.webhooks.timeout": "0.6"})
+    hook = site.webhook("event.created", receiver.url("/slowhop/3/0.25"))  # each hop alone is in time
+    site.event("Chain")
+    assert site.webhook_row(hook["id"])["failures"] == 1
+    [logged] = site.deliveries()
+    assert logged["status"] == "failed" and "time-out" in logged["error"] and logged["duration_ms"] < 1000
+    assert len(receiver.posts("/slowhop")) <= 3
+
+
 def test_the_log_keeps_the_last_100_deliveries(wh, receiver):
     for i in range(4):
         wh.webhook("event.updated", receiver.url(f"/{i}"))

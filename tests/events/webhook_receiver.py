@@ -2,8 +2,9 @@
 records each request's raw body and headers and answers as its path asks.
 
 Paths: ``/status/<code>`` answers that code; ``/redirect/<n>`` redirects (307, the POST is
-kept) n times before a 200; ``/slow/<seconds>`` waits before answering; ``/to?url=<url>``
-redirects to another URL; anything else answers ``default_status``.
+kept) n times before a 200; ``/slow/<seconds>`` waits before answering;
+``/slowhop/<n>/<seconds>`` waits before each of n redirects; ``/to?url=<url>`` redirects to
+another URL; anything else answers ``default_status``.
 """
 import threading
 import time
@@ -55,6 +56,11 @@ class Receiver:
                         status, location = 307, f"/redirect/{left - 1}"
                 elif segments[0] == "slow":
                     time.sleep(float(segments[1]))
+                elif segments[0] == "slowhop":  # /slowhop/<n>/<seconds>: wait, then redirect
+                    time.sleep(float(segments[2]))
+                    left = int(segments[1])
+                    if left > 0:
+                        status, location = 307, f"/slowhop/{left - 1}/{segments[2]}"
                 elif segments[0] == "to":
                     status, location = 307, parse_qs(parts.query)["url"][0]
                 try:

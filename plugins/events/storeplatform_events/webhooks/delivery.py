@@ -9,7 +9,7 @@ import requests
 from requests_hardened import Config, HTTPSession
 
 from .settings import MAX_REDIRECTS
-from .targets import PinnedAddressAdapter
+from .targets import DeadlineAdapter, PinnedAddressAdapter
 
 USER_AGENT = "storeplatform-events-webhooks/1"
 
@@ -42,17 +42,24 @@ class Outcome:
 
 
 def make_http_session(policy):
-    """A session that follows at most 5 redirects, verifies TLS, ignores proxy variables of the
-    environment (a proxy would bypass the address check) and, unless private targets are
-    allowed, connects only to checked public addresses, on every hop."""
+    """A session for one delivery: at most 5 redirects, TLS verified, one time-out for all hops
+    together, proxy variables of the environment ignored (a proxy would bypass the address
+    check) and, unless private targets are allowed, connections only to checked public
+    addresses, on every hop."""
     session = HTTPSession(Config(ip_filter_enable=False, ip_filter_allow_loopback_ips=False, never_redirect=False,
                                  default_timeout=(policy.timeout, policy.timeout),
                                  user_agent_override=USER_AGENT))
     session.max_redirects = MAX_REDIRECTS
     session.trust_env = False
-    if not policy.allow_private_targets:
-        session.mount("http://", PinnedAddressAdapter(False, policy.trusted_networks))
-        session.mount("https://", PinnedAddressAdapter(True, policy.trusted_networks))
+    if policy.allow_private_targets:
+        adapters = {"http://": DeadlineAdapter(), "https://": DeadlineAdapter()}
+    else:
+        adapters = {"http://": PinnedAddressAdapter(False, policy.trusted_networks),
+                    "https://": PinnedAddressAdapter(True, policy.trusted_networks)}
+    deadline = time.monotonic() + policy.timeout
+    for prefix, adapter in adapters.items():
+        adapter.deadline = deadline
+        session.mount(prefix, adapter)
     return session
 
 

@@ -3,9 +3,11 @@ when connecting (every redirect hop included), so that DNS cannot be used to rea
 services after the URL was accepted (SSRF)."""
 import ipaddress
 import socket
+import time
 from urllib.parse import urlsplit
 
 from requests.adapters import HTTPAdapter
+from requests.exceptions import ReadTimeout
 from requests.structures import CaseInsensitiveDict
 from requests_hardened.ip_filter import EXTRA_BLOCKED_NET_RANGES, InvalidIPAddress
 from requests_hardened.ip_filter_adapter import IPFilterAdapter
@@ -78,7 +80,25 @@ def pinned_address(hostname, port, trusted_networks):
     return f"[{ip}]" if ip.version == 6 else str(ip)
 
 
-class PinnedAddressAdapter(IPFilterAdapter):
+class DeadlineMixin:
+    """One time-out for the whole delivery: each redirect hop gets only the time left."""
+
+    deadline = None
+
+    def send(self, request, timeout=None, **kwargs):
+        if self.deadline is not None:
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                raise ReadTimeout("the delivery used up its time-out", request=request)
+            timeout = remaining
+        return super().send(request, timeout=timeout, **kwargs)
+
+
+class DeadlineAdapter(DeadlineMixin, HTTPAdapter):
+    pass
+
+
+class PinnedAddressAdapter(DeadlineMixin, IPFilterAdapter):
     """requests-hardened's adapter (Host header, TLS SNI and certificate check against the
     host name while connecting to the pinned address) with our address rule and trusted
     networks instead of its fixed loopback switch."""
