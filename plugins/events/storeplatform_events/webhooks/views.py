@@ -6,6 +6,7 @@ import uuid
 
 from sqlalchemy import delete, or_, select
 
+from storeplatform.db import get_by_id
 from storeplatform.db.types import utcnow
 from storeplatform.rest import RestError, invalid_params, paginate
 from storeplatform.store.content import local_datetime
@@ -21,7 +22,6 @@ from .tasks import record
 from .topics import TEST_TOPIC, topics_json
 
 SECRET_ALPHABET = string.ascii_letters + string.digits
-MAX_ID = 2**31 - 1
 
 
 def new_secret():
@@ -60,9 +60,7 @@ def _check_url(request, url):
 
 
 def _load(request):
-    webhook_id = int(request.matchdict["id"])
-    # Ids live in a 32-bit column: a larger one cannot exist (and PostgreSQL would refuse it).
-    webhook = request.db.get(Webhook, webhook_id) if webhook_id <= MAX_ID else None
+    webhook = get_by_id(request.db, Webhook, request.matchdict["id"])
     if webhook is None:
         raise RestError(404, "evt_rest_webhook_invalid_id", "Invalid webhook ID.")
     return webhook
