@@ -137,11 +137,11 @@ def main():
         bare_rps = measure(lambda i: bare.get("/bare"), args.requests)
         print(f"{'route':44} {'req/s':>9} {'ratio':>8} {'queries':>8} {'items':>6}")
         print(f"{'bare Pyramid JSON view':44} {bare_rps:9.1f} {1:8.3f} {0:8d}")
-        offset = 0
+
         for name, call in routes:
             if name.startswith("POST"):
                 # Every call checks a different active ticket in (a real transition each time).
-                base = offset = args.requests + 2
+                base = args.requests + 2
                 def run(i, call=call, base=base):
                     return call(base + i)
                 with count_queries(site.engine) as queries:

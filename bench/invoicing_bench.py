@@ -11,58 +11,23 @@ import argparse
 import statistics
 import sys
 import tempfile
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from pathlib import Path
 
-import requests
-from pyramid.config import Configurator
-from waitress.server import create_server
 
+from harness import bare_json_app, serve, throughput
 from storeplatform.store.models import Order, Product
 from storeplatform.testing import Site, TestDatabase, count_queries
 
 API = "/api/invoicing/v1"
 
 
-def bare_app():
-    def view(request):
-        return {"order_id": int(request.matchdict["id"]), "document_type": "invoice", "invoice_number": 1,
-                "display_number": "INV-2026-00001", "generated_date": "2026-01-01T00:00:00+00:00",
-                "file_size": 45000, "pdf_url": "http://x/?invoicing_download=1&key=k",
-                "regenerate_url": "http://x/api/invoicing/v1/documents/1/regenerate"}
-
-    config = Configurator()
-    config.add_route("meta", "/documents/{id}")
-    config.add_view(view, route_name="meta", renderer="json", request_method="GET")
-    return config.make_wsgi_app()
-
-
-def serve(app):
-    server = create_server(app, host="127.0.0.1", port=0, threads=8, expose_tracebacks=False)
-    threading.Thread(target=server.run, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.effective_port}"
-
-
-def throughput(url, headers, total, clients):
-    per_client = total // clients
-
-    def client(_):
-        with requests.Session() as http:
-            for _ in range(per_client):
-                res = http.get(url, headers=headers)
-                if res.status_code != 200:
-                    raise SystemExit(f"{url}: {res.status_code} {res.text[:200]}")
-
-    with requests.Session() as http:
-        for _ in range(30):
-            http.get(url, headers=headers)
-    start = time.perf_counter()
-    with ThreadPoolExecutor(clients) as pool:
-        list(pool.map(client, range(clients)))
-    return per_client * clients / (time.perf_counter() - start)
+def bare_metadata(request):
+    return {"order_id": int(request.matchdict["id"]), "document_type": "invoice", "invoice_number": 1,
+            "display_number": "INV-2026-00001", "generated_date": "2026-01-01T00:00:00+00:00",
+            "file_size": 45000, "pdf_url": "http://x/?invoicing_download=1&key=k",
+            "regenerate_url": "http://x/api/invoicing/v1/documents/1/regenerate"}
 
 
 def make_order(site, items):
@@ -130,11 +95,11 @@ def main():
         print("GET metadata SQL queries per request: " + ", ".join(f"{k}: {v}" for k, v in counts.items()))
 
         plugin_server, plugin_url = serve(site.wsgi)
-        bare_server, bare_url = serve(bare_app())
+        bare_server, bare_url = serve(bare_json_app("/documents/{id}", bare_metadata))
         print(f"{'clients':>8} {'bare req/s':>12} {'metadata req/s':>15} {'ratio':>7}")
         for clients in (1, args.clients):
-            bare = throughput(f"{bare_url}/documents/{big}", {}, args.requests, clients)
-            meta = throughput(f"{plugin_url}{API}/documents/{big}", headers, args.requests, clients)
+            bare = throughput(f"{bare_url}/documents/{big}", args.requests, clients, warmup=30)
+            meta = throughput(f"{plugin_url}{API}/documents/{big}", args.requests, clients, headers=headers, warmup=30)
             print(f"{clients:>8} {bare:>12.0f} {meta:>15.0f} {meta / bare:>7.2f}")
         del plugin_server, bare_server
     finally:

@@ -8,19 +8,13 @@ names one), with an area calculator with tiers, overage and a surcharge.
     .venv/bin/python bench/pricecalc_bench.py [--requests 2000] [--clients 4]
 """
 import argparse
-import json
 import sys
 import tempfile
-import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from pathlib import Path
 
-import requests
-from pyramid.config import Configurator
-from waitress.server import create_server
 
+from harness import bare_json_app, serve, throughput
 from storeplatform.store.models import Product
 from storeplatform.testing import Site, TestDatabase, count_queries
 
@@ -35,44 +29,9 @@ CALCULATOR = {
 }
 
 
-def bare_app():
-    def view(request):
-        body = request.json_body
-        return {"success": True, "product_id": body["product_id"], "total_price": 658.68}
-
-    config = Configurator()
-    config.add_route("calc", "/calculate")
-    config.add_view(view, route_name="calc", renderer="json", request_method="POST")
-    return config.make_wsgi_app()
-
-
-def serve(app):
-    server = create_server(app, host="127.0.0.1", port=0, threads=8, expose_tracebacks=False)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    return server, f"http://127.0.0.1:{server.effective_port}"
-
-
-def run(url, payload, total, clients):
-    data = json.dumps(payload)
-    headers = {"Content-Type": "application/json"}
-    per_client = total // clients
-
-    def client(_):
-        with requests.Session() as http:
-            for _ in range(per_client):
-                res = http.post(url, data=data, headers=headers)
-                if res.status_code != 200:
-                    raise SystemExit(f"{url}: {res.status_code} {res.text[:200]}")
-
-    with requests.Session() as http:  # warm-up: connections, caches, first-request work
-        for _ in range(50):
-            http.post(url, data=data, headers=headers)
-    start = time.perf_counter()
-    with ThreadPoolExecutor(clients) as pool:
-        list(pool.map(client, range(clients)))
-    elapsed = time.perf_counter() - start
-    return per_client * clients / elapsed
+def bare_calculate(request):
+    body = request.json_body
+    return {"success": True, "product_id": body["product_id"], "total_price": 658.68}
 
 
 def main():
@@ -100,13 +59,13 @@ def main():
         queries = n()
 
         plugin_server, plugin_url = serve(site.wsgi)
-        bare_server, bare_url = serve(bare_app())
+        bare_server, bare_url = serve(bare_json_app("/calculate", bare_calculate, method="POST"))
         print(f"database: {site.engine.dialect.name}; POST /calculate -> total_price {result['total_price']}, "
               f"{queries} SQL queries per request")
         print(f"{'clients':>8} {'bare req/s':>12} {'calculate req/s':>16} {'ratio':>7}")
         for clients in (1, args.clients):
-            bare = run(bare_url + "/calculate", payload, args.requests, clients)
-            calc = run(plugin_url + "/api/pricecalc/v1/calculate", payload, args.requests, clients)
+            bare = throughput(bare_url + "/calculate", args.requests, clients, "POST", payload)
+            calc = throughput(plugin_url + "/api/pricecalc/v1/calculate", args.requests, clients, "POST", payload)
             print(f"{clients:>8} {bare:>12.0f} {calc:>16.0f} {calc / bare:>7.2f}")
         # The servers' daemon threads end with the process; closing them while a handler
         # thread still answers makes waitress print a harmless but noisy traceback.

@@ -1,5 +1,5 @@
 """Calendar routes: public, published events only."""
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest

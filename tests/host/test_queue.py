@@ -3,7 +3,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from storeplatform.testing import assert_error, queue_url, running_worker, wait_for

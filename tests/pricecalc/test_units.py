@@ -1,8 +1,6 @@
 """GET /units and unit conversion between the inputs' units and the pricing unit."""
 from decimal import Decimal
 
-import pytest
-
 from storeplatform_pricecalc.units import FACTORS, UNIT_LABELS, from_si, to_si
 
 from .conftest import PC

@@ -5,26 +5,13 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import colander
 
-from storeplatform.rest import PaginationSchema, StrictBoolean, StrictInt
+from storeplatform.rest import PaginationSchema, StrictBoolean, StrictInt, StrictString
 
 from .models import ATTENDEE_STATUSES, EVENT_STATUSES, EVENT_TYPES
 
 POST_STATUSES = ("publish", "draft", "pending", "private")
 _TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-
-class StrictString(colander.String):
-    """Text only: a number or an object sent for a text field is an error, not stringified."""
-
-    def deserialize(self, node, cstruct):
-        if cstruct is colander.null:
-            return colander.null
-        if cstruct is None:
-            return ""
-        if not isinstance(cstruct, str):
-            raise colander.Invalid(node, f"{cstruct!r} is not a string")
-        return cstruct
 
 
 class DateText(colander.SchemaType):

@@ -72,6 +72,19 @@ class StrictInt(colander.Int):
         return value
 
 
+class StrictString(colander.String):
+    """Text only: a number or an object sent for a text field is an error, not stringified."""
+
+    def deserialize(self, node, cstruct):
+        if cstruct is colander.null:
+            return colander.null
+        if cstruct is None:
+            return ""
+        if not isinstance(cstruct, str):
+            raise colander.Invalid(node, f"{cstruct!r} is not a string")
+        return cstruct
+
+
 class DecimalText(colander.SchemaType):
     """A finite decimal number given as a JSON number or numeric text."""
 
@@ -95,6 +108,7 @@ class DecimalText(colander.SchemaType):
 TYPE_NAMES[StrictBoolean] = "boolean"
 TYPE_NAMES[StrictInt] = "integer"
 TYPE_NAMES[DecimalText] = "number"
+TYPE_NAMES[StrictString] = "string"
 
 
 def invalid_params(params):

@@ -1,7 +1,7 @@
 """Colander schemas of the store/v1 routes."""
 import colander
 
-from ..rest import DecimalText, PaginationSchema, StrictInt, make_partial
+from ..rest import DecimalText, PaginationSchema, StrictInt, StrictString, make_partial
 from .orders import BILLING_FIELDS, STATUSES as ORDER_STATUSES
 from .products import STATUSES as PRODUCT_STATUSES, TYPES as PRODUCT_TYPES
 
@@ -13,12 +13,12 @@ def _non_negative(node, value):
 
 
 class ProductBody(colander.MappingSchema):
-    name = colander.SchemaNode(colander.String(), validator=colander.Length(min=1, max=250),
+    name = colander.SchemaNode(StrictString(), validator=colander.Length(min=1, max=250),
                                description="Product name.")
-    sku = colander.SchemaNode(colander.String(), missing=colander.drop, validator=colander.Length(max=100),
+    sku = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.Length(max=100),
                               description="Stock keeping unit, unique.")
-    type = colander.SchemaNode(colander.String(), missing="simple", validator=colander.OneOf(PRODUCT_TYPES))
-    status = colander.SchemaNode(colander.String(), missing="publish", validator=colander.OneOf(PRODUCT_STATUSES))
+    type = colander.SchemaNode(StrictString(), missing="simple", validator=colander.OneOf(PRODUCT_TYPES))
+    status = colander.SchemaNode(StrictString(), missing="publish", validator=colander.OneOf(PRODUCT_STATUSES))
     parent_id = colander.SchemaNode(StrictInt(), missing=colander.drop, description="Parent of a variation.")
     regular_price = colander.SchemaNode(DecimalText(), missing=colander.drop, validator=_non_negative)
     sale_price = colander.SchemaNode(DecimalText(), missing=colander.drop, validator=_non_negative)
@@ -33,9 +33,9 @@ ProductUpdate = make_partial(ProductBody())
 
 
 class ProductListQuery(PaginationSchema):
-    search = colander.SchemaNode(colander.String(), missing=colander.drop)
-    type = colander.SchemaNode(colander.String(), missing=colander.drop, validator=colander.OneOf(PRODUCT_TYPES))
-    status = colander.SchemaNode(colander.String(), missing=colander.drop,
+    search = colander.SchemaNode(StrictString(), missing=colander.drop)
+    type = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(PRODUCT_TYPES))
+    status = colander.SchemaNode(StrictString(), missing=colander.drop,
                                  validator=colander.OneOf(PRODUCT_STATUSES))
     parent = colander.SchemaNode(StrictInt(), missing=colander.drop)
 
@@ -53,13 +53,13 @@ class Billing(colander.MappingSchema):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         for name in BILLING_FIELDS:
-            self.add(colander.SchemaNode(colander.String(), name=name, missing="",
+            self.add(colander.SchemaNode(StrictString(), name=name, missing="",
                                          validator=colander.Length(max=250)))
 
 
 class OrderBody(colander.MappingSchema):
-    status = colander.SchemaNode(colander.String(), missing="pending", validator=colander.OneOf(ORDER_STATUSES))
-    currency = colander.SchemaNode(colander.String(), missing=colander.drop,
+    status = colander.SchemaNode(StrictString(), missing="pending", validator=colander.OneOf(ORDER_STATUSES))
+    currency = colander.SchemaNode(StrictString(), missing=colander.drop,
                                    validator=colander.Regex(r"^[A-Z]{3}$", "must be a three-letter code"))
     billing = Billing(missing=colander.drop)
     customer_id = colander.SchemaNode(StrictInt(), missing=colander.drop)
@@ -67,22 +67,22 @@ class OrderBody(colander.MappingSchema):
 
 
 class OrderUpdate(colander.MappingSchema):
-    status = colander.SchemaNode(colander.String(), missing=colander.drop, validator=colander.OneOf(ORDER_STATUSES))
+    status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(ORDER_STATUSES))
     billing = Billing(missing=colander.drop)
 
 
 class OrderListQuery(PaginationSchema):
-    status = colander.SchemaNode(colander.String(), missing=colander.drop, validator=colander.OneOf(ORDER_STATUSES))
+    status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(ORDER_STATUSES))
 
 
 class LoginBody(colander.MappingSchema):
-    login = colander.SchemaNode(colander.String(), validator=colander.Length(min=1, max=60))
-    password = colander.SchemaNode(colander.String(), validator=colander.Length(min=1, max=1000))
+    login = colander.SchemaNode(StrictString(), validator=colander.Length(min=1, max=60))
+    password = colander.SchemaNode(StrictString(), validator=colander.Length(min=1, max=1000))
 
 
 class TokenBody(colander.MappingSchema):
-    login = colander.SchemaNode(colander.String(), missing=colander.drop)
-    password = colander.SchemaNode(colander.String(), missing=colander.drop)
+    login = colander.SchemaNode(StrictString(), missing=colander.drop)
+    password = colander.SchemaNode(StrictString(), missing=colander.drop)
 
 
 def SettingsBody():

@@ -2,7 +2,7 @@
 from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 
-from ..auth import require, user_can
+from ..auth import user_can
 from ..db import get_by_id
 from ..auth.methods import (SESSION_COOKIE, issue_jwt, make_nonce, session_for_cookie, start_session)
 from ..auth.passwords import verify_password
@@ -10,7 +10,7 @@ from ..rest import RestError, invalid_params, namespace, paginate
 from . import schemas
 from .models import Order, Product, User
 from .money import currency_format, format_money
-from .options import OptionError, get_option, load_options, set_option, specs_of
+from .options import OptionError, load_options, set_option, specs_of
 from .orders import OrderError, create_order, normalize_billing, set_order_status
 from .products import current_price, sale_is_active
 

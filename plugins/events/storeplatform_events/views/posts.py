@@ -10,7 +10,7 @@ from storeplatform.store.models import Post
 from storeplatform.store.options import site_timezone
 
 from .. import posts, queries, schemas
-from ..models import EventDetails, OrganizerDetails, VenueDetails
+from ..models import EventDetails
 from ..posts import EVENT, ORGANIZER, VENUE, InvalidFields
 from ..serialize import event_json, organizer_json, rest_base, venue_json
 

@@ -1,26 +1,13 @@
 """Colander schemas of the webhook routes (validation and the schema index)."""
 import colander
 
-from storeplatform.rest import PaginationSchema, make_partial
+from storeplatform.rest import PaginationSchema, StrictString, make_partial
 
 from .models import WEBHOOK_STATUSES
 from .topics import TOPICS
 
 MAX_NAME = 200
 MAX_SECRET = 255
-
-
-class StrictString(colander.String):
-    """Text only: a number or an object sent for a text field is an error, not stringified."""
-
-    def deserialize(self, node, cstruct):
-        if cstruct is colander.null:
-            return colander.null
-        if cstruct is None:
-            return ""
-        if not isinstance(cstruct, str):
-            raise colander.Invalid(node, f"{cstruct!r} is not a string")
-        return cstruct
 
 
 def _not_blank(node, value):
