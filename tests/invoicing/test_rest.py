@@ -218,8 +218,10 @@ def test_disabled_api_reveals_nothing(make_shop):
         for h in (headers, {}):
             res = getattr(shop.app, method)(url, headers=h, status=404)
             assert assert_error(res, 404, "rest_no_route") == unknown
+    assert "invoicing/v1" not in shop.app.get("/api/").json["namespaces"]
     shop.set_option("invoicing.rest_api_enabled", True)
     assert shop.app.get(f"{API}/documents/{order['id']}", headers=headers).json["order_id"] == order["id"]
+    assert "invoicing/v1" in shop.app.get("/api/").json["namespaces"]
 
 
 def test_schema_index_describes_the_routes(shop):

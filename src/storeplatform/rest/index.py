@@ -1,13 +1,18 @@
 """The schema index: ``GET {rest_root}/`` and ``GET {rest_root}/<namespace>/``."""
 import re
+
+from ..store.options import get_option
+from .errors import RestError
 from .schema import describe
 from .service import NAMESPACES_KEY, namespace_for_path
 
 
 def root_index(request):
-    namespaces = sorted(request.registry.get(NAMESPACES_KEY, {}))
+    """The namespaces a request could reach: one whose guard refuses it (an API switched off)
+    is not listed, so that the index does not reveal it either."""
+    namespaces = sorted(name for name, ns in request.registry.get(NAMESPACES_KEY, {}).items()
+                        if _guard_allows(ns, request))
     prefix = request.registry.settings["storeplatform.rest_prefix"]
-    from ..store.options import get_option
 
     return {
         "name": get_option(request.db, "site.title"),
@@ -16,6 +21,16 @@ def root_index(request):
         "routes": {f"/{name}": {"namespace": name, "_links": {"self": request.application_url + prefix + f"/{name}/"}}
                    for name in namespaces},
     }
+
+
+def _guard_allows(ns, request):
+    if ns.guard is None:
+        return True
+    try:
+        ns.guard(request)
+    except RestError:
+        return False
+    return True
 
 
 def namespace_index(request):
