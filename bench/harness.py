@@ -4,14 +4,33 @@ app with waitress on 127.0.0.1, and a client loop measuring requests per second.
 Both apps of a comparison are served the same way in the same run, so the ratio says what the
 platform costs on top of Pyramid itself.
 """
+import contextlib
 import json
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import requests
 from pyramid.config import Configurator
 from waitress.server import create_server
+
+from storeplatform.testing import Site, TestDatabase
+
+
+@contextlib.contextmanager
+def bench_site(plugins, **settings):
+    """A Site with ``plugins`` on a fresh database (SQLite, or PostgreSQL when
+    STOREPLATFORM_DATABASE_URL names a server), dropped afterwards."""
+    database = TestDatabase(Path(tempfile.mkdtemp(prefix="storeplatform-bench-")))
+    database.migrate(plugins)
+    site = Site(database.settings(**{"storeplatform.plugins": plugins, **settings}))
+    try:
+        yield site
+    finally:
+        site.close()
+        database.drop()
 
 
 def bare_json_app(pattern, answer, method="GET"):

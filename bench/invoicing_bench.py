@@ -10,15 +10,13 @@ keep-alive by the same client loop.
 import argparse
 import statistics
 import sys
-import tempfile
 import time
 from decimal import Decimal
-from pathlib import Path
 
 
-from harness import bare_json_app, serve, throughput
+from harness import bare_json_app, bench_site, serve, throughput
 from storeplatform.store.models import Order, Product
-from storeplatform.testing import Site, TestDatabase, count_queries
+from storeplatform.testing import count_queries
 
 API = "/api/invoicing/v1"
 
@@ -51,11 +49,7 @@ def main():
     parser.add_argument("--clients", type=int, default=4)
     args = parser.parse_args()
 
-    tmp = Path(tempfile.mkdtemp(prefix="invoicing-bench-"))
-    database = TestDatabase(tmp)
-    database.migrate("invoicing")
-    site = Site(database.settings(**{"storeplatform.plugins": "invoicing"}))
-    try:
+    with bench_site("invoicing") as site:
         site.set_option("invoicing.rest_api_enabled", True)
         big = make_order(site, 20)
         small = make_order(site, 2)
@@ -102,9 +96,6 @@ def main():
             meta = throughput(f"{plugin_url}{API}/documents/{big}", args.requests, clients, headers=headers, warmup=30)
             print(f"{clients:>8} {bare:>12.0f} {meta:>15.0f} {meta / bare:>7.2f}")
         del plugin_server, bare_server
-    finally:
-        site.close()
-        database.drop()
     return 0
 
 

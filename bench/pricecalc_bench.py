@@ -9,14 +9,12 @@ names one), with an area calculator with tiers, overage and a surcharge.
 """
 import argparse
 import sys
-import tempfile
 from decimal import Decimal
-from pathlib import Path
 
 
-from harness import bare_json_app, serve, throughput
+from harness import bare_json_app, bench_site, serve, throughput
 from storeplatform.store.models import Product
-from storeplatform.testing import Site, TestDatabase, count_queries
+from storeplatform.testing import count_queries
 
 CALCULATOR = {
     "calculator_type": "area",
@@ -40,11 +38,7 @@ def main():
     parser.add_argument("--clients", type=int, default=4)
     args = parser.parse_args()
 
-    tmp = Path(tempfile.mkdtemp(prefix="pricecalc-bench-"))
-    database = TestDatabase(tmp)
-    database.migrate("pricecalc")
-    site = Site(database.settings(**{"storeplatform.plugins": "pricecalc"}))
-    try:
+    with bench_site("pricecalc") as site:
         with site.session() as s:
             product = Product(name="Bench flooring", regular_price=Decimal("5.99"), meta={})
             s.add(product)
@@ -70,9 +64,6 @@ def main():
         # The servers' daemon threads end with the process; closing them while a handler
         # thread still answers makes waitress print a harmless but noisy traceback.
         del plugin_server, bare_server
-    finally:
-        site.close()
-        database.drop()
     return 0
 
 
