@@ -38,7 +38,8 @@ def test_development_ini_serves_with_embedded_worker_and_stops_on_sigterm(tmp_pa
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise AssertionError(server.stderr.read() if server.poll() is not None else "no answer")
                 time.sleep(0.2)
-        assert {"store/v1", "invoicing/v1", "pricecalc/v1", "events/v1"} <= set(body["namespaces"])
+        # invoicing/v1 is left out: its REST API is off until a site owner enables it.
+        assert set(body["namespaces"]) == {"store/v1", "pricecalc/v1", "events/v1"}
         assert (tmp_path / "var" / "huey.sqlite").exists()
     finally:
         started = time.monotonic()
