@@ -28,10 +28,6 @@ def upgrade(registry):
         command.upgrade(alembic_config(registry, connection), "heads")
 
 
-def current_heads(registry):
-    return ScriptDirectory.from_config(alembic_config(registry)).get_heads()
-
-
 def tables_of(package):
     """The tables whose models live in ``package`` (a distribution's top-level package)."""
     names = set()

@@ -33,12 +33,6 @@ def trash_post(post):
         post.status = "trash"
 
 
-def restore_post(post):
-    if post.status == "trash":
-        post.status = post.trashed_status or "draft"
-        post.trashed_status = None
-
-
 def delete_post(session, post):
     session.execute(delete(PostTerm).where(PostTerm.post_id == post.id))
     session.delete(post)
