@@ -8,7 +8,9 @@ per-field adjustments under ``settings.fields.<name>``; the lists hold items of 
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
+
+from storeplatform.rest import parse_decimal
 
 from . import formula as formulas
 from .units import LINEAR_UNIT, UNIT_TYPE, unit_type
@@ -104,14 +106,7 @@ def merge(stored, body):
 
 def number_text(value):
     """Canonical numeric text of a JSON number or numeric text; ValueError otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (str, int, float, Decimal)):
-        raise ValueError("must be a number or numeric text")
-    try:
-        number = Decimal(str(value).strip())
-    except InvalidOperation:
-        raise ValueError(f"{value!r} is not a number")
-    if not number.is_finite():
-        raise ValueError(f"{value!r} is not a finite number")
+    number = parse_decimal(value)
     if abs(number) >= Decimal("1e15"):
         raise ValueError("is too large")
     return format(number, "f")

@@ -16,7 +16,7 @@ Arithmetic (all Decimal, half-up rounding):
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 
-from storeplatform.rest import RestError
+from storeplatform.rest import RestError, parse_decimal
 from storeplatform.store.money import format_money, round_money
 from storeplatform.store.products import current_price
 
@@ -68,14 +68,7 @@ def read_measurements(fields, measurements):
 
 
 def check_value(field, raw):
-    if isinstance(raw, bool) or not isinstance(raw, (int, float, str, Decimal)):
-        raise ValueError("must be a number")
-    try:
-        value = Decimal(str(raw).strip())
-    except InvalidOperation:
-        raise ValueError(f"{raw!r} is not a number")
-    if not value.is_finite():
-        raise ValueError("must be a finite number")
+    value = parse_decimal(raw)
     low, high, step = Decimal(field.min), Decimal(field.max), Decimal(field.step)
     if field.input_type == "options":
         if not any(value == Decimal(option) for option in field.options):

@@ -5,7 +5,7 @@ from pyramid.tweens import MAIN
 from ..jsonutil import _default
 from .errors import RestError, add_error_views, error_response
 from .pagination import PaginationSchema, page_nodes, paginate, set_headers
-from .schema import DecimalText, StrictBoolean, StrictInt, StrictString, deserialize, invalid_params, json_body, make_partial
+from .schema import DecimalText, parse_decimal, StrictBoolean, StrictInt, StrictString, deserialize, invalid_params, json_body, make_partial
 from .service import Namespace, RestService, namespace, namespace_for_path
 
 
@@ -48,5 +48,5 @@ def rest_tween_factory(handler, registry):
 __all__ = [
     "Namespace", "RestService", "RestError", "namespace", "namespace_for_path", "add_error_views",
     "error_response", "PaginationSchema", "page_nodes", "paginate", "set_headers", "deserialize",
-    "invalid_params", "json_body", "make_partial", "DecimalText", "StrictBoolean", "StrictInt", "StrictString",
+    "invalid_params", "json_body", "make_partial", "DecimalText", "parse_decimal", "StrictBoolean", "StrictInt", "StrictString",
 ]

@@ -85,6 +85,19 @@ class StrictString(colander.String):
         return cstruct
 
 
+def parse_decimal(value):
+    """A finite Decimal from a JSON number or numeric text; ValueError saying why otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float, Decimal)):
+        raise ValueError(f"{value!r} is not a number")
+    try:
+        number = Decimal(str(value).strip())
+    except InvalidOperation:
+        raise ValueError(f"{value!r} is not a number")
+    if not number.is_finite():
+        raise ValueError(f"{value!r} is not a finite number")
+    return number
+
+
 class DecimalText(colander.SchemaType):
     """A finite decimal number given as a JSON number or numeric text."""
 
@@ -94,15 +107,10 @@ class DecimalText(colander.SchemaType):
     def deserialize(self, node, cstruct):
         if cstruct is colander.null or cstruct == "":
             return colander.null
-        if isinstance(cstruct, bool):
-            raise colander.Invalid(node, f"{cstruct!r} is not a number")
         try:
-            value = Decimal(str(cstruct).strip())
-        except (InvalidOperation, ValueError):
-            raise colander.Invalid(node, f"{cstruct!r} is not a number")
-        if not value.is_finite():
-            raise colander.Invalid(node, f"{cstruct!r} is not a finite number")
-        return value
+            return parse_decimal(cstruct)
+        except ValueError as exc:
+            raise colander.Invalid(node, str(exc))
 
 
 TYPE_NAMES[StrictBoolean] = "boolean"
