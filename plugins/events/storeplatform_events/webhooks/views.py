@@ -12,6 +12,7 @@ from storeplatform.rest import RestError, invalid_params, paginate
 from storeplatform.store.content import local_datetime
 from storeplatform.store.options import site_timezone
 
+from ..serialize import rest_base
 from .delivery import delivery_headers, post
 from .models import PENDING, SENDING, Webhook, WebhookDelivery
 from .payloads import envelope_body, local_timestamp
@@ -31,10 +32,6 @@ def new_secret():
 def _ilike(column, text):
     escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return column.ilike(f"%{escaped}%", escape="\\")
-
-
-def rest_base(request):
-    return f"{request.application_url}{request.registry.settings['storeplatform.rest_prefix']}/events/v1"
 
 
 def webhook_json(webhook, tz):
