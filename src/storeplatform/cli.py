@@ -233,9 +233,10 @@ def main(argv=None):
         args = parser.parse_args(argv)
         return args.func(env, args) or 0
     except CliError as exc:
-        print(f"storeplatform: error: {exc}" if not str(exc).startswith("storeplatform") else f"{exc}",
-              file=sys.stderr)
-        return 2 if str(exc).startswith("storeplatform") else 1
+        # Usage errors carry the program name already (argparse style, exit 2); others do not.
+        usage = str(exc).startswith("storeplatform")
+        print(str(exc) if usage else f"storeplatform: error: {exc}", file=sys.stderr)
+        return 2 if usage else 1
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # one clear line: plugin errors, settings errors, database errors

@@ -6,7 +6,6 @@ and return nothing.
 """
 import atexit
 import logging
-import threading
 from dataclasses import dataclass
 from typing import Callable
 
@@ -118,18 +117,14 @@ class EmbeddedConsumer(Consumer):
         pass
 
 
-_embedded_lock = threading.Lock()
-
-
 def start_embedded_consumer(registry):
     huey = registry["queue.huey"]
     if huey.immediate:
         return None
-    with _embedded_lock:
-        consumer = EmbeddedConsumer(huey, workers=int(registry.settings["huey.workers"]), worker_type="thread",
-                                    periodic=True, check_worker_health=False)
-        consumer.start()
-        registry["queue.consumer"] = consumer
+    consumer = EmbeddedConsumer(huey, workers=int(registry.settings["huey.workers"]), worker_type="thread",
+                                periodic=True, check_worker_health=False)
+    consumer.start()
+    registry["queue.consumer"] = consumer
     atexit.register(stop_consumer, consumer)
     return consumer
 
