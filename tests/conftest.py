@@ -20,13 +20,14 @@ def database(tmp_path_factory):
 
 @pytest.fixture
 def make_site(database, tmp_path):
-    """``make_site(**settings)``: a Site on the test database; the database is empty at the
+    """``make_site(plugins=(), **settings)``: a Site on the test database, with the plugin
+    objects ``plugins`` registered beside the settings' ones; the database is empty at the
     start of each test."""
     sites = []
     cleaned = []
 
-    def factory(**settings):
-        site = Site(database.settings(**settings))
+    def factory(plugins=(), **settings):
+        site = Site(database.settings(**settings), plugins)
         if not cleaned:
             database.clean(site.engine)
             cleaned.append(True)

@@ -1,29 +1,38 @@
-"""storeplatform: a plugin-based store platform on Pyramid."""
+"""storeplatform: a plugin-based store platform on Pyramid. ``main`` is the WSGI app factory;
+plugins use ``storeplatform.api`` and nothing else."""
+import os
+
 from pyramid.config import Configurator
 
+from .client import client_address, request_is_https
 from .plugins import make_plugin_manager
+from .queue import start_embedded_consumer
+from .rest import add_error_views
 from .settings import normalize
+from .store.options import collect_specs, site_options
 
 
-def make_config(global_config=None, **settings):
-    """The configurator of a site, with the host and its enabled plugins configured."""
+def make_config(global_config=None, *, plugins=(), environ=None, **settings):
+    """The configurator of a site, with the host and its enabled plugins configured.
+
+    ``plugins``: plugin objects to register beside those the settings name (tests use it
+    to register a plugin without installing it). ``environ``: where the ``STOREPLATFORM_*``
+    overrides are read (``os.environ`` by default).
+    """
     if global_config and "here" in global_config:
         settings.setdefault("here", global_config["here"])
-    settings = normalize(settings)
-    pm = make_plugin_manager(settings["storeplatform.parsed"]["plugins"])
+    settings = normalize(settings, os.environ if environ is None else environ)
+    pm = make_plugin_manager(settings["storeplatform.parsed"]["plugins"], extra=plugins)
     config = Configurator(settings=settings)
     registry = config.registry
     registry["plugins"] = pm
-    from .store.options import collect_specs
-
     registry["options.specs"] = collect_specs(pm)
     config.include(".db")
     config.include(".auth")
     config.include(".rest")
     config.include(".queue")
     config.include(".store.views")
-    from .rest import add_error_views
-
+    _add_request_methods(config)
     add_error_views(config)
     config.commit()
     # Plugins configure on top of a committed host, as Kinto does.
@@ -32,12 +41,23 @@ def make_config(global_config=None, **settings):
     return config
 
 
-def main(global_config=None, **settings):
-    """The WSGI application factory (``egg:storeplatform``)."""
-    config = make_config(global_config, **settings)
+def _add_request_methods(config):
+    config.add_request_method(lambda request: request.registry["plugins"].hook, "hooks", reify=True)
+    # Not reified: site_options is cached per transaction and renewed when an option is set.
+    config.add_request_method(lambda request: site_options(request.db), "site_options", property=True)
+    config.add_request_method(client_address, "client_address", reify=True)
+    config.add_request_method(request_is_https, "is_https", reify=True)
+
+
+def make_app(config):
+    """The WSGI application of a configured site, with its embedded task consumer started
+    when the settings ask for one."""
     app = config.make_wsgi_app()
     if config.registry.settings["storeplatform.parsed"]["embedded_consumer"]:
-        from .queue import start_embedded_consumer
-
         start_embedded_consumer(config.registry)
     return app
+
+
+def main(global_config=None, **settings):
+    """The WSGI application factory (``egg:storeplatform``)."""
+    return make_app(make_config(global_config, **settings))

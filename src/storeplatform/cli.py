@@ -1,10 +1,22 @@
 """The ``storeplatform -c INI ...`` command line: set-up and admin for site owners and scripts."""
 import argparse
-import contextlib
+import json
 import os
 import sys
 
-import transaction
+from huey.consumer import Consumer
+from pyramid.paster import get_appsettings, setup_logging
+from sqlalchemy import select
+
+from . import make_config
+from .auth import ROLES
+from .auth.methods import new_app_password, new_consumer_key
+from .auth.passwords import hash_password
+from .db.session import site_transaction
+from .migrate import make_revision, upgrade
+from .plugins import call_action
+from .store.models import User
+from .store.options import OptionError, set_option, site_options
 
 
 class CliError(Exception):
@@ -21,28 +33,19 @@ class Environment:
     """What a command gets: the site's registry and a way to run a transaction."""
 
     def __init__(self, config_uri, overrides=None):
-        from pyramid.paster import get_appsettings, setup_logging
-
         if not os.path.exists(config_uri):
             raise CliError(f"config file not found: {config_uri}")
         setup_logging(config_uri)
         settings = dict(get_appsettings(config_uri))
         settings["huey.embedded_consumer"] = "false"  # a command never runs the web worker
         settings.update(overrides or {})
-        from . import make_config
-
         self.config = make_config({"here": os.path.dirname(os.path.abspath(config_uri))}, **settings)
         self.registry = self.config.registry
         self.settings = self.registry.settings
 
-    @contextlib.contextmanager
     def transaction(self):
         """A session in a transaction of its own, committed at the end unless an error."""
-        from .db.session import get_tm_session
-
-        tm = transaction.TransactionManager(explicit=True)
-        with tm:
-            yield get_tm_session(self.registry["db.session_factory"], tm, self.registry)
+        return site_transaction(self.registry)
 
 
 def build_parser(pm=None):
@@ -108,18 +111,12 @@ def build_parser(pm=None):
 
 
 def cmd_migrate(env, args):
-    from .migrate import upgrade
-
     upgrade(env.registry)
     print("database is up to date")
     return 0
 
 
 def _find_user(session, login):
-    from sqlalchemy import select
-
-    from .store.models import User
-
     user = session.execute(select(User).where(User.login == login)).scalar_one_or_none()
     if user is None:
         raise CliError(f"no user with login {login!r}")
@@ -127,12 +124,6 @@ def _find_user(session, login):
 
 
 def cmd_user_create(env, args):
-    from sqlalchemy import select
-
-    from .auth import ROLES
-    from .auth.passwords import hash_password
-    from .store.models import User
-
     roles = set(env.registry["auth.role_capabilities"]) | set(ROLES)
     if args.role not in roles:
         raise CliError(f"unknown role {args.role!r} (roles: {', '.join(sorted(roles))})")
@@ -150,8 +141,6 @@ def cmd_user_create(env, args):
 
 
 def cmd_app_password(env, args):
-    from .auth.methods import new_app_password
-
     with env.transaction() as session:
         user = _find_user(session, args.login)
         password = new_app_password(session, env.settings["storeplatform.secret"], user, args.name)
@@ -160,8 +149,6 @@ def cmd_app_password(env, args):
 
 
 def cmd_consumer_key(env, args):
-    from .auth.methods import new_consumer_key
-
     with env.transaction() as session:
         user = _find_user(session, args.login)
         key, secret = new_consumer_key(session, env.settings["storeplatform.secret"], user, args.permissions,
@@ -171,13 +158,9 @@ def cmd_consumer_key(env, args):
 
 
 def cmd_option_get(env, args):
-    import json
-
-    from .store.options import get_option
-
     with env.transaction() as session:
         try:
-            value = get_option(session, args.key)
+            value = site_options(session)[args.key]
         except KeyError:
             raise CliError(f"unknown option {args.key!r}")
     print(value if isinstance(value, str) else json.dumps(value))
@@ -185,8 +168,6 @@ def cmd_option_get(env, args):
 
 
 def cmd_option_set(env, args):
-    from .store.options import OptionError, set_option
-
     with env.transaction() as session:
         try:
             value = set_option(session, args.key, args.value)
@@ -197,8 +178,6 @@ def cmd_option_set(env, args):
 
 
 def cmd_worker(env, args):
-    from huey.consumer import Consumer
-
     huey = env.registry["queue.huey"]
     if huey.immediate:
         raise CliError("huey.url is memory://: tasks run at once, there is nothing for a worker to do")
@@ -209,8 +188,6 @@ def cmd_worker(env, args):
 
 
 def cmd_demo(env, args):
-    from .plugins import call_action
-
     with env.transaction() as session:
         call_action(env.registry["plugins"].hook.storeplatform_demo_data, session=session)
     print("demo data loaded")
@@ -218,8 +195,6 @@ def cmd_demo(env, args):
 
 
 def cmd_db_revision(env, args):
-    from .migrate import make_revision
-
     make_revision(env.registry, args.package, args.message, args.path, args.branch, args.depends_on)
     return 0
 

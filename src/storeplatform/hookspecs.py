@@ -1,6 +1,7 @@
 """The host's hook specifications. Plugins implement them with ``@hookimpl``.
 
-Every spec here is documented in docs/hooks.md; a test fails when one is not.
+Every spec here has a heading with its exact arguments in docs/hooks.md; a test fails when
+one has not. Plugins get ``hookimpl`` and ``hookspec`` from ``storeplatform.api``.
 """
 import pluggy
 
@@ -22,13 +23,13 @@ def storeplatform_includeme(config):
     """Add routes, REST namespaces, services and views to the Pyramid configurator.
 
     Called once per enabled plugin after the host's own configuration is committed.
-    Use ``storeplatform.rest.namespace(config, name)`` to make or extend a namespace.
+    Use ``config.add_rest_namespace(name, ...)`` and ``config.add_rest_services(module, ...)``.
     """
 
 
 @hookspec
 def storeplatform_site_options():
-    """Declare site options: return a list of ``storeplatform.store.options.OptionSpec``.
+    """Declare site options: return a list of ``storeplatform.api.OptionSpec``.
 
     Each spec has a key, a type (bool, string, text, int, decimal, choice), a default,
     a section and a label. Keys are unique across the site; prefix them with the plugin name.
@@ -44,8 +45,8 @@ def storeplatform_role_capabilities():
 def storeplatform_order_created(order):
     """Action: a store order was created (inside the creating transaction).
 
-    ``storeplatform.db.session_of(order)`` is its session; work that leaves the process
-    is enqueued with ``storeplatform.queue.enqueue_after_commit``.
+    ``sqlalchemy.orm.object_session(order)`` is its session; work that leaves the process
+    is enqueued with ``storeplatform.api.enqueue_after_commit``.
     """
 
 
@@ -59,10 +60,10 @@ def storeplatform_order_status_changed(order, old_status, new_status):
 
 @hookspec(firstresult=True)
 def storeplatform_authenticate(request):
-    """Authentication method: return a ``storeplatform.auth.Identity`` for the request,
+    """Authentication method: return a ``storeplatform.api.Identity`` for the request,
     or None when the request carries no credentials of this method.
 
-    The first non-None result wins. Raise ``storeplatform.rest.RestError`` (401) when the
+    The first non-None result wins. Raise ``storeplatform.api.RestError`` (401) when the
     request carries credentials of this method that are wrong.
     """
 
@@ -85,15 +86,15 @@ def storeplatform_migration_locations():
 def storeplatform_tasks():
     """Declare background tasks: return ``{name: function}``.
 
-    A task function receives a ``storeplatform.queue.TaskContext`` and the arguments it
+    A task function receives a ``storeplatform.api.TaskContext`` and the arguments it
     was enqueued with (ids, not ORM objects). It runs in a transaction of its own.
     """
 
 
 @hookspec
 def storeplatform_periodic_tasks():
-    """Declare periodic tasks: return a list of ``storeplatform.queue.Periodic``
-    (name, a ``huey.crontab(...)`` schedule, and a task function as for ``storeplatform_tasks``).
+    """Declare periodic tasks: return a list of ``storeplatform.api.Periodic``
+    (name, a ``crontab(...)`` schedule, and a task function as for ``storeplatform_tasks``).
     """
 
 
@@ -103,5 +104,6 @@ def storeplatform_cli_commands(subparsers):
 
     ``subparsers`` is an ``argparse`` sub-parser action; set ``func`` with
     ``set_defaults(func=callable)``; the callable receives ``(env, args)`` where ``env``
-    is a ``storeplatform.cli.Environment`` and returns the exit status.
+    is a ``storeplatform.cli.Environment`` (``env.registry``, ``env.settings``,
+    ``with env.transaction() as session``) and returns the exit status.
     """

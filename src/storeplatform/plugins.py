@@ -1,4 +1,5 @@
 """The plugin manager: plugins come from entry points and are enabled by the ini file."""
+import importlib
 import logging
 from importlib.metadata import entry_points
 
@@ -25,23 +26,26 @@ def available_plugins():
     return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
-def make_plugin_manager(enabled):
-    """A new manager with the host's defaults and the plugins named in ``enabled``."""
-    import importlib
-
+def make_plugin_manager(enabled, extra=()):
+    """A new manager with the host's defaults, the plugins named in ``enabled`` (entry point
+    names) and the plugin objects in ``extra`` (registered as they are, e.g. by tests)."""
     pm = pluggy.PluginManager("storeplatform")
     pm.add_hookspecs(hookspecs)
     for name in DEFAULT_PLUGINS:
         pm.register(importlib.import_module(name), name=name)
-    found = available_plugins()
+    found = available_plugins() if enabled else {}
+    plugins = []
     for name in enabled:
         if name not in found:
             known = ", ".join(sorted(found)) or "none"
             raise PluginError(f"unknown plugin {name!r} in storeplatform.plugins (installed: {known})")
         try:
-            plugin = found[name].load()
+            plugins.append((name, found[name].load()))
         except Exception as exc:  # a broken plugin stops start-up with one clear line
             raise PluginError(f"plugin {name!r} failed to load: {exc.__class__.__name__}: {exc}") from exc
+    for plugin in extra:
+        plugins.append((getattr(plugin, "__name__", None) or type(plugin).__name__, plugin))
+    for name, plugin in plugins:
         try:
             pm.register(plugin, name=name)
             for impl in pm.hook.storeplatform_add_hookspecs.get_hookimpls():
@@ -52,7 +56,7 @@ def make_plugin_manager(enabled):
     try:
         pm.check_pending()
     except pluggy.PluginValidationError as exc:
-        raise PluginError(f"plugin {exc.plugin_name!r} implements an unknown hook: {exc}") from exc
+        raise PluginError(f"plugin {pm.get_name(exc.plugin)!r} implements an unknown hook: {exc}") from exc
     return pm
 
 
@@ -86,3 +90,8 @@ def call_action(hook, **kwargs):
                 first_error = exc
     if first_error is not None:
         raise first_error
+
+
+def plugin_enabled(registry, name):
+    """True when the plugin called ``name`` (its entry point name) is enabled on the site."""
+    return registry["plugins"].has_plugin(name)

@@ -9,11 +9,10 @@ import logging
 from dataclasses import dataclass
 from typing import Callable
 
-import transaction
 from huey import MemoryHuey, RedisHuey, SqliteHuey
 from huey.consumer import Consumer
 
-from .db.session import get_tm_session
+from .db.session import site_transaction
 
 log = logging.getLogger(__name__)
 
@@ -28,11 +27,11 @@ class Periodic:
 class TaskContext:
     """What a task body gets: the registry, settings, and a session in its own transaction."""
 
-    def __init__(self, registry, session, tm):
+    def __init__(self, registry, session):
         self.registry = registry
         self.settings = registry.settings
         self.session = session
-        self.tm = tm
+        self.tm = session.info["tm"]
 
 
 def make_huey(settings):
@@ -50,11 +49,8 @@ def make_huey(settings):
 
 def run_in_transaction(registry, function, *args):
     """Run ``function(ctx, *args)`` in a transaction of its own; commit, or abort on error."""
-    tm = transaction.TransactionManager(explicit=True)
-    with tm:
-        # zope.sqlalchemy closes the session when the transaction ends.
-        session = get_tm_session(registry["db.session_factory"], tm, registry)
-        return function(TaskContext(registry, session, tm), *args)
+    with site_transaction(registry) as session:
+        return function(TaskContext(registry, session), *args)
 
 
 def bind_tasks(registry, huey):

@@ -31,8 +31,9 @@ class SettingsError(Exception):
     """A setting has a value the platform cannot run with."""
 
 
-def normalize(settings):
-    """Return a new settings dict: defaults, then the ini, then the environment.
+def normalize(settings, environ):
+    """Return a new settings dict: defaults, then the ini, then ``environ`` (the process
+    environment, or what a test passes instead).
 
     Values are kept as text in the dict (Pyramid's convention) except the few parsed
     values the rest of the host reads often, stored under ``storeplatform.parsed``.
@@ -43,8 +44,8 @@ def normalize(settings):
         if key not in result or result[key] in (None, ""):
             result[key] = value % {"here": here} if "%(here)s" in value else value
     for env, key in ENV_OVERRIDES.items():
-        if os.environ.get(env):
-            result[key] = os.environ[env]
+        if environ.get(env):
+            result[key] = environ[env]
     prefix = "/" + result["storeplatform.rest_prefix"].strip("/")
     if prefix == "/":
         raise SettingsError("storeplatform.rest_prefix must not be empty")

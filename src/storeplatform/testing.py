@@ -6,12 +6,12 @@ import os
 import time
 import uuid
 
-import transaction
 from sqlalchemy import create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 
-from . import make_config
-from .db.session import database_url, get_tm_session
+from . import make_app, make_config
+from .db.session import database_url, site_transaction
+from .queue import enqueue_now
 
 
 
@@ -81,7 +81,7 @@ class TestDatabase:
     def migrate(self, plugins):
         from .migrate import upgrade
 
-        config = make_config(**self.settings(**{"storeplatform.plugins": plugins}))
+        config = make_config(environ={}, **self.settings(**{"storeplatform.plugins": plugins}))
         upgrade(config.registry)
         config.registry["db.engine"].dispose()
 
@@ -110,28 +110,77 @@ def _sqlite_tables(conn):
 
 
 class Site:
-    """An app under test: WebTest app, registry, and helpers to make users and credentials."""
+    """An app under test: the WebTest app and what tests need of the site around it (data in
+    transactions, users with credentials, options, the queue and its worker), so that tests
+    never reach into the registry.
 
-    def __init__(self, settings):
+    ``plugins``: plugin objects registered beside those the settings name, without installing
+    them (a test's own plugin). ``environ``: the ``STOREPLATFORM_*`` overrides the site sees
+    (none by default: the test run's own server URLs must not replace the test database).
+    """
+
+    def __init__(self, settings, plugins=(), environ=None):
         from webtest import TestApp
 
-        self.config = make_config(**settings)
+        self.config = make_config(plugins=plugins, environ=environ or {}, **settings)
         self.registry = self.config.registry
-        self.wsgi = self.config.make_wsgi_app()
+        self.settings = self.registry.settings
+        self.hooks = self.registry["plugins"].hook
+        self.wsgi = make_app(self.config)
         self.app = TestApp(self.wsgi, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
-        self.prefix = self.registry.settings["storeplatform.rest_prefix"]
+        self.prefix = self.settings["storeplatform.rest_prefix"]
         self._users = {}
 
     @property
     def engine(self):
         return self.registry["db.engine"]
 
-    @contextlib.contextmanager
     def session(self):
         """A session in its own committed transaction (for arranging data)."""
-        tm = transaction.TransactionManager(explicit=True)
-        with tm:
-            yield get_tm_session(self.registry["db.session_factory"], tm, self.registry)
+        return site_transaction(self.registry)
+
+    @property
+    def consumer(self):
+        """The embedded task consumer (``huey.embedded_consumer = true``), or None."""
+        return self.registry.get("queue.consumer")
+
+    def worker(self, workers=2):
+        """A real Huey consumer (threads) on the site's queue for the duration of a ``with``."""
+        return running_worker(self.registry, workers)
+
+    def enqueue(self, name, *args):
+        """Send task ``name`` to the site's queue now."""
+        return enqueue_now(self.registry, name, *args)
+
+    def run_task(self, name, *args):
+        """Run task ``name`` here, in a transaction of its own, as a worker would."""
+        return self.registry["queue.tasks"][name].call_local(*args)
+
+    def queued(self):
+        """How many tasks wait in the site's queue."""
+        return len(self.registry["queue.huey"])
+
+    def periodic_task_names(self):
+        return sorted(t.name for t in self.registry["queue.huey"]._registry.periodic_tasks)
+
+    def blank_request(self, path):
+        """A request of this site that no view has seen (for calling host functions directly)."""
+        from pyramid.request import Request
+
+        request = Request.blank(path)
+        request.registry = self.registry
+        return request
+
+    def consumer_key(self, login, permissions="read_write"):
+        """A consumer key and secret of the user ``login``."""
+        from sqlalchemy import select
+
+        from .auth.methods import new_consumer_key
+        from .store.models import User
+
+        with self.session() as s:
+            user = s.execute(select(User).where(User.login == login)).scalar_one()
+            return new_consumer_key(s, self.settings["storeplatform.secret"], user, permissions)
 
     def url(self, path):
         return self.prefix + path

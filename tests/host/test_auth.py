@@ -62,21 +62,10 @@ def test_anonymous_is_401_and_missing_capability_is_403(site):
     assert site.app.get("/api/store/v1/orders", headers=site.headers_for("shop_manager")).json == []
 
 
-def _consumer_key(site, login, permissions="read_write"):
-    from sqlalchemy import select
-
-    from storeplatform.auth.methods import new_consumer_key
-    from storeplatform.store.models import User
-
-    with site.session() as s:
-        user = s.execute(select(User).where(User.login == login)).scalar_one()
-        return new_consumer_key(s, site.registry.settings["storeplatform.secret"], user, permissions)
-
-
 def test_consumer_key_over_https(make_site):
     site = make_site(**{"storeplatform.allow_http_consumer_keys": "false"})
     site.create_user("shop", "shop_manager")
-    key, secret = _consumer_key(site, "shop")
+    key, secret = site.consumer_key("shop")
     assert key.startswith("ck_") and secret.startswith("cs_")
     res = site.app.get("/api/store/v1/orders", headers=basic(key, secret), extra_environ={"wsgi.url_scheme": "https"})
     assert res.json == []
@@ -91,7 +80,7 @@ def test_forwarded_proto_only_from_trusted_proxies(make_site):
     site = make_site(**{"storeplatform.allow_http_consumer_keys": "false",
                         "storeplatform.trusted_proxies": "10.0.0.5"})
     site.create_user("shop", "shop_manager")
-    key, secret = _consumer_key(site, "shop")
+    key, secret = site.consumer_key("shop")
     headers = {**basic(key, secret), "X-Forwarded-Proto": "https"}
     assert site.app.get("/api/store/v1/orders", headers=headers, extra_environ={"REMOTE_ADDR": "10.0.0.5"}).json == []
     res = site.app.get("/api/store/v1/orders", headers=headers, extra_environ={"REMOTE_ADDR": "10.0.0.6"}, status=401)
@@ -100,8 +89,8 @@ def test_forwarded_proto_only_from_trusted_proxies(make_site):
 
 def test_consumer_key_permissions(site):
     site.create_user("shop", "shop_manager")
-    read_key = _consumer_key(site, "shop", "read")
-    write_key = _consumer_key(site, "shop", "write")
+    read_key = site.consumer_key("shop", "read")
+    write_key = site.consumer_key("shop", "write")
     assert site.app.get("/api/store/v1/orders", headers=basic(*read_key)).json == []
     res = site.app.post_json("/api/store/v1/products", {"name": "X"}, headers=basic(*read_key), status=403)
     assert_error(res, 403, "rest_consumer_key_permissions")
@@ -226,7 +215,6 @@ class FakePost:
     ("editor", False, "trash", "read_post", True),
 ])
 def test_meta_capabilities(site, role, own, status, cap, allowed):
-    from pyramid.request import Request
     from storeplatform.auth import user_can
     from storeplatform.auth.identity import Identity
 
@@ -234,8 +222,7 @@ def test_meta_capabilities(site, role, own, status, cap, allowed):
         id = 7
 
     U.role = role
-    request = Request.blank("/")
-    request.registry = site.registry
+    request = site.blank_request("/")
     identity = Identity(U(), "test") if role else None
     type(request).identity = property(lambda self: identity)
     try:

@@ -1,6 +1,6 @@
 """Extension points seen from a third-party plugin: authentication hook, private namespace
 index, settings from the environment."""
-from storeplatform.testing import assert_error
+from storeplatform.testing import Site, assert_error
 
 
 def test_plugin_authentication_method(make_site):
@@ -31,18 +31,17 @@ def test_namespace_index_can_require_a_capability(make_site):
     assert "private/v1" in site.app.get("/api/").json["namespaces"]
 
 
-def test_environment_overrides_the_ini(make_site, monkeypatch, tmp_path):
+def test_environment_overrides_the_ini(tmp_path):
     other = tmp_path / "other.sqlite"
-    monkeypatch.setenv("STOREPLATFORM_SECRET", "from-the-environment")
-    monkeypatch.setenv("STOREPLATFORM_HUEY_URL", f"sqlite:///{tmp_path}/q/huey.sqlite")
-    monkeypatch.setenv("STOREPLATFORM_DATABASE_URL", f"sqlite:///{other}")
-    from storeplatform import make_config
-
-    config = make_config(**{"sqlalchemy.url": "sqlite:////nonexistent/x.sqlite", "huey.url": "memory://",
-                            "storeplatform.secret": "from-the-ini"})
-    settings = config.registry.settings
-    assert settings["storeplatform.secret"] == "from-the-environment"
-    assert settings["sqlalchemy.url"] == f"sqlite:///{other}"
-    assert config.registry["queue.huey"].storage.filename == f"{tmp_path}/q/huey.sqlite"
-    assert (tmp_path / "q").is_dir()
-    config.registry["db.engine"].dispose()
+    environ = {"STOREPLATFORM_SECRET": "from-the-environment",
+               "STOREPLATFORM_HUEY_URL": f"sqlite:///{tmp_path}/q/huey.sqlite",
+               "STOREPLATFORM_DATABASE_URL": f"sqlite:///{other}"}
+    site = Site({"sqlalchemy.url": "sqlite:////nonexistent/x.sqlite", "huey.url": "memory://",
+                 "huey.embedded_consumer": "false", "storeplatform.secret": "from-the-ini"}, environ=environ)
+    try:
+        assert site.settings["storeplatform.secret"] == "from-the-environment"
+        assert site.settings["sqlalchemy.url"] == f"sqlite:///{other}"
+        assert site.settings["huey.url"] == f"sqlite:///{tmp_path}/q/huey.sqlite"
+        assert (tmp_path / "q").is_dir()
+    finally:
+        site.close()

@@ -5,24 +5,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from storeplatform.testing import assert_error, queue_url, running_worker, wait_for
+from sp_thirdparty.tasks import recorded
+from storeplatform.testing import assert_error, queue_url, wait_for
 
 JOBS = "/api/store/v1/thirdparty/jobs"
 
 
 def log_of(site):
-    return log_in(site.registry)
-
-
-def log_in(registry):
-    import transaction
-
-    from sp_thirdparty.tasks import recorded
-    from storeplatform.db import get_tm_session
-
-    tm = transaction.TransactionManager(explicit=True)
-    with tm:
-        return " ".join(recorded(get_tm_session(registry["db.session_factory"], tm, registry)))
+    with site.session() as s:
+        return " ".join(recorded(s))
 
 
 def test_immediate_queue_runs_after_commit_only(make_site):
@@ -38,39 +29,31 @@ def test_real_consumer_runs_tasks_in_their_own_transaction(make_site, tmp_path):
     site.app.post_json(JOBS, {"value": "a"}, status=202)
     site.app.post_json(JOBS, {"value": "b", "fail": True}, status=409)
     assert log_of(site) == ""  # nothing runs without a consumer
-    with running_worker(site.registry, workers=1):
+    with site.worker(workers=1):
         wait_for(lambda: log_of(site) == "a")
         site.app.post_json(JOBS, {"value": "c"}, status=202)
         wait_for(lambda: log_of(site) == "a c")
-    assert len(site.registry["queue.huey"]) == 0
+    assert site.queued() == 0
 
 
-def test_embedded_consumer_starts_with_the_app_without_signal_handlers(site, database, tmp_path):
-    # ``site`` empties the database; the app under test is made by the real factory.
-    from storeplatform import main
-
+def test_embedded_consumer_starts_with_the_app_without_signal_handlers(make_site, tmp_path):
+    # The Site builds its app with the factory's make_app, which starts the embedded consumer.
     before = signal.getsignal(signal.SIGTERM)
-    settings = database.settings(**{"storeplatform.plugins": "thirdparty_tasks", "huey.url": queue_url(tmp_path),
-                                    "huey.embedded_consumer": "true"})
-    app = main({}, **settings)
-    consumer = app.registry["queue.consumer"]
+    site = make_site(**{"storeplatform.plugins": "thirdparty_tasks", "huey.url": queue_url(tmp_path),
+                        "huey.embedded_consumer": "true"})
+    consumer = site.consumer
     try:
         assert signal.getsignal(signal.SIGTERM) is before
-        from webtest import TestApp
-
-        TestApp(app).post_json(JOBS, {"value": "embedded"}, status=202)
-        wait_for(lambda: log_in(app.registry) == "embedded")
+        site.app.post_json(JOBS, {"value": "embedded"}, status=202)
+        wait_for(lambda: log_of(site) == "embedded")
     finally:
         consumer.stop(graceful=True)
-        app.registry["db.engine"].dispose()
     assert consumer.stop_flag.is_set()
 
 
 def test_periodic_tasks_are_registered(make_site, tmp_path):
     site = make_site(**{"huey.url": queue_url(tmp_path)})
-    huey = site.registry["queue.huey"]
-    periodic = [t.name for t in huey._registry.periodic_tasks]
-    assert "storeplatform.purge_expired_sessions" in periodic
+    assert "storeplatform.purge_expired_sessions" in site.periodic_task_names()
 
 
 def test_purge_expired_sessions_task(site):
@@ -85,7 +68,7 @@ def test_purge_expired_sessions_task(site):
     with site.session() as s:
         s.add(AuthSession(user_id=uid, token_hash="a" * 64, expires_at=utcnow() - timedelta(days=1)))
         s.add(AuthSession(user_id=uid, token_hash="b" * 64, expires_at=utcnow() + timedelta(days=1)))
-    site.registry["queue.tasks"]["storeplatform.purge_expired_sessions"].call_local()
+    site.run_task("storeplatform.purge_expired_sessions")
     with site.session() as s:
         assert s.execute(select(func.count()).select_from(AuthSession)).scalar() == 1
 
@@ -98,7 +81,7 @@ def test_standalone_worker_process(make_site, database, tmp_path):
 use = egg:storeplatform
 sqlalchemy.url = {database.url}
 huey.url = {url}
-huey.name = {site.registry.settings["huey.name"]}
+huey.name = {site.settings["huey.name"]}
 storeplatform.plugins = thirdparty_tasks
 storeplatform.secret = {database.secret}
 """)

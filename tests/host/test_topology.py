@@ -29,7 +29,7 @@ def test_gunicorn_web_processes_and_worker_processes(make_site, database, tmp_pa
     ini = tmp_path / "production.ini"
     text = (ROOT / "config" / "production.ini").read_text()
     text = text.replace("storeplatform.plugins = invoicing pricecalc events", "storeplatform.plugins = thirdparty_tasks")
-    text = text.replace("[app:main]", f"[app:main]\nhuey.name = {site.registry.settings['huey.name']}")
+    text = text.replace("[app:main]", f"[app:main]\nhuey.name = {site.settings['huey.name']}")
     ini.write_text(text)
     env = {k: v for k, v in os.environ.items() if not k.startswith("STOREPLATFORM_")}
     env.update(STOREPLATFORM_DATABASE_URL=database.url, STOREPLATFORM_HUEY_URL=url, STOREPLATFORM_SECRET=database.secret)

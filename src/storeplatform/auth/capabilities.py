@@ -1,5 +1,5 @@
 """Roles, capabilities and the meta capabilities that depend on the item (own vs others')."""
-from ..rest.errors import RestError
+from ..errors import FORBIDDEN, NOT_LOGGED_IN, RestError
 
 ROLES = ("administrator", "shop_manager", "editor", "author", "contributor", "subscriber", "customer")
 
@@ -79,6 +79,5 @@ def require(request, cap, item=None):
         return
     ns = request.rest_namespace
     if request.identity is None:
-        raise RestError(401, ns.unauthenticated_code if ns else "rest_not_logged_in",
-                        "You must be authenticated to do that.")
-    raise RestError(403, ns.forbidden_code if ns else "rest_forbidden", "Sorry, you are not allowed to do that.")
+        raise RestError(401, ns.unauthenticated_code if ns else NOT_LOGGED_IN.code, NOT_LOGGED_IN.message)
+    raise RestError(403, ns.forbidden_code if ns else FORBIDDEN.code, FORBIDDEN.message)

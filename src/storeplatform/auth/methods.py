@@ -10,9 +10,11 @@ from datetime import timedelta
 import jwt
 from sqlalchemy import select
 
+from ..client import request_is_https
 from ..db.types import utcnow
 from ..hookspecs import hookimpl
-from ..rest.errors import RestError
+from ..errors import (AUTHENTICATION_FAILED, CONSUMER_KEY_HTTPS_REQUIRED, CONSUMER_KEY_PERMISSIONS,
+                      COOKIE_INVALID_NONCE, JWT_INVALID)
 from ..store.models import AppPassword, AuthSession, ConsumerKey, User
 from .identity import Identity
 from .tokens import constant_time_equal, keyed_hash, random_token
@@ -47,15 +49,15 @@ def _basic_credentials(value):
     try:
         decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise RestError(401, "rest_authentication_failed", "The Authorization header is malformed.")
+        raise AUTHENTICATION_FAILED("The Authorization header is malformed.")
     login, sep, password = decoded.partition(":")
     if not sep:
-        raise RestError(401, "rest_authentication_failed", "The Authorization header is malformed.")
+        raise AUTHENTICATION_FAILED("The Authorization header is malformed.")
     return login, password
 
 
 def _failed():
-    return RestError(401, "rest_authentication_failed", "The provided credentials are incorrect.")
+    return AUTHENTICATION_FAILED()
 
 
 # --- application passwords ---------------------------------------------------------------
@@ -97,20 +99,10 @@ def new_consumer_key(session, secret, user, permissions, description=""):
     return key, consumer_secret
 
 
-def request_is_https(request):
-    settings = request.registry.settings["storeplatform.parsed"]
-    if request.remote_addr in settings["trusted_proxies"]:
-        forwarded = request.headers.get("X-Forwarded-Proto", "").split(",")[0].strip().lower()
-        if forwarded:
-            return forwarded == "https"
-    return request.scheme == "https"
-
-
 def consumer_key_identity(request, key, consumer_secret):
     parsed = request.registry.settings["storeplatform.parsed"]
     if not parsed["allow_http_consumer_keys"] and not request_is_https(request):
-        raise RestError(401, "rest_consumer_key_https_required",
-                        "Consumer keys are accepted over HTTPS only.")
+        raise CONSUMER_KEY_HTTPS_REQUIRED()
     secret = _secret(request)
     row = request.db.execute(
         select(ConsumerKey).where(ConsumerKey.key_hash == keyed_hash(secret, key, "consumer_key"))
@@ -119,8 +111,8 @@ def consumer_key_identity(request, key, consumer_secret):
         raise _failed()
     safe = request.method in SAFE_METHODS
     if (safe and row.permissions == "write") or (not safe and row.permissions == "read"):
-        raise RestError(403, "rest_consumer_key_permissions",
-                        f"The consumer key does not have {'read' if safe else 'write'} permission.")
+        raise CONSUMER_KEY_PERMISSIONS(
+            f"The consumer key does not have {'read' if safe else 'write'} permission.")
     return Identity(row.user, "consumer_key", row.permissions)
 
 
@@ -165,7 +157,7 @@ def cookie_identity(request):
         return None  # a cookie alone proves nothing: it could be a cross-site request
     row = session_for_cookie(request)
     if row is None or not nonce_is_valid(request, request.cookies[SESSION_COOKIE], nonce):
-        raise RestError(403, "rest_cookie_invalid_nonce", "Cookie check failed: the nonce is invalid.")
+        raise COOKIE_INVALID_NONCE()
     return Identity(row.user, "cookie")
 
 
@@ -188,8 +180,8 @@ def jwt_identity(request, token):
                             options={"require": ["exp", "sub", "iat"]})
         user_id = int(claims["sub"])
     except (jwt.PyJWTError, ValueError):
-        raise RestError(401, "rest_jwt_invalid", "The bearer token is invalid or expired.")
+        raise JWT_INVALID()
     user = request.db.get(User, user_id)
     if user is None:
-        raise RestError(401, "rest_jwt_invalid", "The bearer token is invalid or expired.")
+        raise JWT_INVALID()
     return Identity(user, "jwt")

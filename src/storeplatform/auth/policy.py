@@ -1,6 +1,8 @@
 """Pyramid security policy: identity from the authentication hook, permissions are capabilities."""
 from pyramid.request import RequestLocalCache
 
+from .capabilities import user_can
+
 
 class SecurityPolicy:
     def __init__(self):
@@ -18,8 +20,6 @@ class SecurityPolicy:
         return identity.user.id if identity else None
 
     def permits(self, request, context, permission):
-        from .capabilities import user_can
-
         return user_can(request, permission, context if hasattr(context, "author_id") else None)
 
     def remember(self, request, userid, **kw):

@@ -1,6 +1,7 @@
 """Database wiring: ``request.db`` is a session bound to the request's transaction."""
+from ..values import id_in_range
 from .meta import Base, metadata
-from .session import get_tm_session, make_engine, make_session_factory
+from .session import get_tm_session, make_engine, make_session_factory, site_transaction
 
 
 def includeme(config):
@@ -21,15 +22,6 @@ def includeme(config):
     config.add_request_method(db, "db", reify=True)
 
 
-# The range of the integer id columns (32-bit on PostgreSQL).
-INT_MIN, INT_MAX = -(2**31), 2**31 - 1
-
-
-def id_in_range(value):
-    """True when ``value`` can be an id of a row; a larger number names no row."""
-    return isinstance(value, int) and 0 < value <= INT_MAX
-
-
 def get_by_id(session, model, value):
     """``session.get(model, value)`` for an id from a URL: None for an id that cannot exist
     (not a number, or beyond the 32-bit integer columns), so that it is a not-found answer and
@@ -41,8 +33,22 @@ def get_by_id(session, model, value):
     return session.get(model, value) if id_in_range(value) else None
 
 
+def get_or_404(session, model, value, not_found):
+    """The row of ``model`` with id ``value`` (from a URL or a body), or raise ``not_found()``
+    (an ``ErrorCode`` of the namespace's catalogue)."""
+    row = get_by_id(session, model, value)
+    if row is None:
+        raise not_found()
+    return row
+
+
 def registry_of(session):
     return session.info["registry"]
+
+
+def hooks_of(session):
+    """The plugin hooks of the site a session belongs to (``request.hooks`` in a request)."""
+    return session.info["registry"]["plugins"].hook
 
 
 def request_of(session):
@@ -50,4 +56,5 @@ def request_of(session):
     return session.info.get("request")
 
 
-__all__ = ["Base", "metadata", "get_tm_session", "get_by_id", "id_in_range", "registry_of", "request_of"]
+__all__ = ["Base", "metadata", "get_tm_session", "get_by_id", "get_or_404", "hooks_of", "id_in_range", "registry_of",
+           "request_of", "site_transaction"]

@@ -1,7 +1,10 @@
 """Engines and sessions: one transaction per request or task, joined to a zope transaction."""
+import contextlib
+
+import transaction
+import zope.sqlalchemy
 from sqlalchemy import create_engine, event
 from sqlalchemy.orm import sessionmaker
-import zope.sqlalchemy
 
 
 def database_url(url):
@@ -51,3 +54,13 @@ def get_tm_session(session_factory, transaction_manager, registry=None, request=
     session = session_factory(info={"tm": transaction_manager, "registry": registry, "request": request})
     zope.sqlalchemy.register(session, transaction_manager=transaction_manager)
     return session
+
+
+@contextlib.contextmanager
+def site_transaction(registry):
+    """A session in a transaction of its own, outside any web request (tasks, the CLI, tests):
+    committed when the block ends, aborted when it raises."""
+    tm = transaction.TransactionManager(explicit=True)
+    with tm:
+        # zope.sqlalchemy closes the session when the transaction ends.
+        yield get_tm_session(registry["db.session_factory"], tm, registry)

@@ -1,12 +1,17 @@
-"""The REST server: namespaces, one service class, one error body, schema index, pagination."""
+"""The REST server: namespaces, module-level services, one error body, schema index, pagination."""
 from pyramid.renderers import JSON
 from pyramid.tweens import MAIN
 
+from ..errors import RestError
 from ..jsonutil import _default
-from .errors import RestError, add_error_views, error_response
+from .errors import add_error_translation, add_error_views, error_response
+from .index import root_index
+from .namespaces import Namespace, namespace_for_path
 from .pagination import PaginationSchema, page_nodes, paginate, set_headers
-from .schema import DecimalText, parse_decimal, StrictBoolean, StrictInt, StrictString, deserialize, invalid_params, json_body, make_partial
-from .service import Namespace, RestService, namespace, namespace_for_path
+from .schema import deserialize, json_body, make_partial
+from .service import RestService, Service, add_rest_namespace, add_rest_services, namespace
+from .urls import rest_url, site_rest_url, site_url
+from .types import DecimalText, StrictBoolean, StrictInt, StrictString
 
 
 def includeme(config):
@@ -17,13 +22,15 @@ def includeme(config):
     renderer.add_adapter(object, lambda value, request: _default(value))
     config.add_renderer("restjson", renderer)
     prefix = settings["storeplatform.rest_prefix"]
-    from .index import root_index
-
     config.add_route("rest-root", prefix + "/")
     config.add_view(root_index, route_name="rest-root", request_method="GET", renderer="restjson")
     config.add_route("rest-root:noslash", prefix)
     config.add_view(root_index, route_name="rest-root:noslash", request_method="GET", renderer="restjson")
     config.add_request_method(lambda request: None, "rest_namespace", reify=True)
+    config.add_request_method(rest_url, "rest_url")
+    config.add_directive("add_rest_namespace", add_rest_namespace)
+    config.add_directive("add_rest_services", add_rest_services)
+    config.add_directive("add_error_translation", add_error_translation)
     config.add_tween("storeplatform.rest.rest_tween_factory", over=MAIN)
 
 
@@ -46,7 +53,11 @@ def rest_tween_factory(handler, registry):
 
 
 __all__ = [
-    "Namespace", "RestService", "RestError", "namespace", "namespace_for_path", "add_error_views",
-    "error_response", "PaginationSchema", "page_nodes", "paginate", "set_headers", "deserialize",
-    "invalid_params", "json_body", "make_partial", "DecimalText", "parse_decimal", "StrictBoolean", "StrictInt", "StrictString",
+    "Namespace", "RestService", "RestError", "Service", "namespace", "namespace_for_path", "add_error_views",
+    "error_response", "PaginationSchema", "page_nodes", "paginate", "set_headers", "deserialize", "json_body",
+    "make_partial", "DecimalText", "StrictBoolean", "StrictInt", "StrictString", "rest_url",
 ]
+
+# Transitional names, until every plugin imports from storeplatform.api.
+from ..errors import InvalidParams as invalid_params  # noqa: E402
+from ..values import parse_decimal  # noqa: E402

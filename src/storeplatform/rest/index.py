@@ -1,10 +1,10 @@
 """The schema index: ``GET {rest_root}/`` and ``GET {rest_root}/<namespace>/``."""
 import re
 
-from ..store.options import get_option
-from .errors import RestError
+from ..auth.capabilities import require
+from ..errors import RestError
+from .namespaces import NAMESPACES_KEY, namespace_for_path
 from .schema import describe
-from .service import NAMESPACES_KEY, namespace_for_path
 
 
 def root_index(request):
@@ -15,7 +15,7 @@ def root_index(request):
     prefix = request.registry.settings["storeplatform.rest_prefix"]
 
     return {
-        "name": get_option(request.db, "site.title"),
+        "name": request.site_options["site.title"],
         "url": request.application_url,
         "namespaces": namespaces,
         "routes": {f"/{name}": {"namespace": name, "_links": {"self": request.application_url + prefix + f"/{name}/"}}
@@ -36,8 +36,6 @@ def _guard_allows(ns, request):
 def namespace_index(request):
     ns = namespace_for_path(request.registry, request.path.rstrip("/"))
     if ns.index_permission:
-        from ..auth.capabilities import require
-
         require(request, ns.index_permission)
     return describe_namespace(request, ns)
 

@@ -1,8 +1,10 @@
 """Pagination for every list: ``page``/``per_page`` in, ``X-Total``, ``X-TotalPages`` and ``Link`` out."""
+from urllib.parse import quote
+
 import colander
 from sqlalchemy import func, select
 
-from .schema import StrictInt
+from .types import StrictInt
 
 
 def page_nodes():
@@ -23,17 +25,23 @@ class PaginationSchema(colander.MappingSchema):
             self.add(node)
 
 
-def paginate(request, stmt, *, page=None, per_page=None):
-    """Run ``stmt`` (a select of rows) for one page; set the headers; return the rows.
+def paginate(request, stmt):
+    """One page of ``stmt`` (``page`` and ``per_page`` from ``request.validated``), with
+    ``X-Total``, ``X-TotalPages`` and ``Link`` set. Returns objects when ``stmt`` selects one
+    entity or column, row tuples when it selects several.
 
-    Two queries: the count, then the page.
+    Two queries: the count, then the page (none when the count is 0).
     """
-    page = page or request.validated.get("page", 1)
-    per_page = per_page or request.validated.get("per_page", 10)
+    page = request.validated.get("page", 1)
+    per_page = request.validated.get("per_page", 10)
     total = request.db.execute(select(func.count()).select_from(stmt.order_by(None).subquery())).scalar_one()
-    rows = request.db.execute(stmt.limit(per_page).offset((page - 1) * per_page)).unique().scalars().all()
     set_headers(request, total, page, per_page)
-    return rows
+    if not total:
+        return []
+    result = request.db.execute(stmt.limit(per_page).offset((page - 1) * per_page))
+    if len(stmt.column_descriptions) == 1:
+        return result.unique().scalars().all()
+    return result.all()
 
 
 def set_headers(request, total, page, per_page):
@@ -57,6 +65,4 @@ def _page_url(request, page):
 
 
 def _q(text):
-    from urllib.parse import quote
-
     return quote(str(text), safe="")

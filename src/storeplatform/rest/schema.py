@@ -1,127 +1,17 @@
-"""Colander schemas: request validation and the schema index come from the same nodes."""
+"""Reading requests through colander schemas: the query string, the JSON body, validation
+into ``InvalidParams``, and the description of the same schemas for the schema index."""
 import json
 import math
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 import colander
 
-from .errors import RestError
+from .. import errors
+from ..errors import InvalidParams
+from .types import TYPE_NAMES
 
 # JSON bodies of this API are small records; a larger body is refused before parsing.
 MAX_BODY_BYTES = 2 * 1024 * 1024
-
-TYPE_NAMES = {
-    colander.String: "string",
-    colander.Int: "integer",
-    colander.Integer: "integer",
-    colander.Float: "number",
-    colander.Decimal: "number",
-    colander.Money: "number",
-    colander.Boolean: "boolean",
-    colander.Mapping: "object",
-    colander.Sequence: "array",
-    colander.Tuple: "array",
-    colander.DateTime: "date-time",
-    colander.Date: "date",
-    colander.Time: "time",
-}
-
-
-class StrictBoolean(colander.Boolean):
-    """Booleans as JSON true/false or the usual query-string spellings; anything else is invalid."""
-
-    TRUE = {"true", "1", "yes", "on"}
-    FALSE = {"false", "0", "no", "off", ""}
-
-    def deserialize(self, node, cstruct):
-        if cstruct is colander.null:
-            return colander.null
-        if isinstance(cstruct, bool):
-            return cstruct
-        if isinstance(cstruct, int) and cstruct in (0, 1):
-            return bool(cstruct)
-        text = str(cstruct).strip().lower()
-        if text in self.TRUE:
-            return True
-        if text in self.FALSE:
-            return False
-        raise colander.Invalid(node, f"{cstruct!r} is not a boolean")
-
-
-class StrictInt(colander.Int):
-    """Integers only: JSON numbers with no fraction or digit strings (no floats truncated)."""
-
-    def deserialize(self, node, cstruct):
-        if cstruct is colander.null or cstruct == "":
-            return colander.null
-        if isinstance(cstruct, bool):
-            raise colander.Invalid(node, f"{cstruct!r} is not an integer")
-        if isinstance(cstruct, float) and cstruct.is_integer():
-            cstruct = int(cstruct)
-        if isinstance(cstruct, int):
-            value = cstruct
-        else:
-            text = str(cstruct).strip()
-            if not (text.lstrip("+-").isdigit() and len(text) <= 20):
-                raise colander.Invalid(node, f"{cstruct!r} is not an integer")
-            value = int(text)
-        # 64-bit at most (SQLite's integers); whether an id names a row is the lookup's
-        # business (storeplatform.db.get_by_id / id_in_range).
-        if not -(2**63) <= value < 2**63:
-            raise colander.Invalid(node, f"{cstruct!r} is out of range")
-        return value
-
-
-class StrictString(colander.String):
-    """Text only: a number or an object sent for a text field is an error, not stringified."""
-
-    def deserialize(self, node, cstruct):
-        if cstruct is colander.null:
-            return colander.null
-        if cstruct is None:
-            return ""
-        if not isinstance(cstruct, str):
-            raise colander.Invalid(node, f"{cstruct!r} is not a string")
-        return cstruct
-
-
-def parse_decimal(value):
-    """A finite Decimal from a JSON number or numeric text; ValueError saying why otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (str, int, float, Decimal)):
-        raise ValueError(f"{value!r} is not a number")
-    try:
-        number = Decimal(str(value).strip())
-    except InvalidOperation:
-        raise ValueError(f"{value!r} is not a number")
-    if not number.is_finite():
-        raise ValueError(f"{value!r} is not a finite number")
-    return number
-
-
-class DecimalText(colander.SchemaType):
-    """A finite decimal number given as a JSON number or numeric text."""
-
-    def serialize(self, node, appstruct):
-        return colander.null if appstruct is colander.null else str(appstruct)
-
-    def deserialize(self, node, cstruct):
-        if cstruct is colander.null or cstruct == "":
-            return colander.null
-        try:
-            return parse_decimal(cstruct)
-        except ValueError as exc:
-            raise colander.Invalid(node, str(exc))
-
-
-TYPE_NAMES[StrictBoolean] = "boolean"
-TYPE_NAMES[StrictInt] = "integer"
-TYPE_NAMES[DecimalText] = "number"
-TYPE_NAMES[StrictString] = "string"
-
-
-def invalid_params(params):
-    return RestError(400, "rest_invalid_param", "Invalid parameter(s): " + ", ".join(sorted(params)) + ".",
-                     params=params)
 
 
 def deserialize(schema, cstruct):
@@ -133,7 +23,7 @@ def deserialize(schema, cstruct):
         for key, message in exc.asdict().items():
             name = key.split(".", 1)[1] if "." in key and key.split(".", 1)[0] == schema.name else key
             params[name or "body"] = message
-        raise invalid_params(params)
+        raise InvalidParams(params)
 
 
 def query_cstruct(request):
@@ -144,11 +34,11 @@ def query_cstruct(request):
         params = request.GET
         keys = list(params.keys())
     except UnicodeDecodeError:
-        raise RestError(400, "rest_invalid_url", "The query string is not valid UTF-8.")
+        raise errors.INVALID_URL("The query string is not valid UTF-8.")
     for key in keys:
         values = params.getall(key)
         if any("\x00" in v for v in values):
-            raise invalid_params({key: "NUL characters are not allowed"})
+            raise InvalidParams({key: "NUL characters are not allowed"})
         name = key[:-2] if key.endswith("[]") else key
         result[name] = values if key.endswith("[]") or len(values) > 1 else values[-1]
     return result
@@ -166,19 +56,19 @@ def json_body(request, parse_float=None, parse_constant=None):
     if content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
         return request.POST.mixed()
     if len(request.body) > MAX_BODY_BYTES:
-        raise RestError(413, "rest_request_too_large", f"The request body is larger than {MAX_BODY_BYTES} bytes.")
+        raise errors.REQUEST_TOO_LARGE(f"The request body is larger than {MAX_BODY_BYTES} bytes.")
     try:
         body = json.loads(request.body.decode("utf-8"), parse_float=parse_float,
                           parse_constant=parse_constant or _reject_constant)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise RestError(400, "rest_invalid_json", f"The request body is not valid JSON: {exc}")
+        raise errors.INVALID_JSON(f"The request body is not valid JSON: {exc}")
     except RecursionError:
-        raise RestError(400, "rest_invalid_json", "The request body is nested too deeply.")
+        raise errors.INVALID_JSON("The request body is nested too deeply.")
     # JSON escapes NUL as \u0000; databases refuse it in text, so it is refused here, once.
     if b"\\u0000" in request.body:
-        raise RestError(400, "rest_invalid_json", "NUL characters are not allowed in the request body.")
+        raise errors.INVALID_JSON("NUL characters are not allowed in the request body.")
     if not isinstance(body, dict):
-        raise RestError(400, "rest_invalid_json", "The request body must be a JSON object.")
+        raise errors.INVALID_JSON("The request body must be a JSON object.")
     return body
 
 

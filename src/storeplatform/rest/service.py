@@ -1,96 +1,90 @@
-"""Namespaces and the one service class every REST route is made with.
+"""Namespaces and services: a REST resource is declared once, at module level, and added to a
+site with ``config.add_rest_services(...)``.
 
-Cornice does the routing and method dispatch; validation, permissions and error bodies are
-ours, so that Cornice stays replaceable behind ``Namespace.service``.
+    checkin = Service("events/v1", "/checkin", description="Check a ticket in.")
+
+    @checkin.post(permission="manage_shop", body=CheckinBody())
+    def post_checkin(request): ...
+
+A ``Service`` holds only the declaration; each site (configurator) builds its own Cornice
+service from it under that site's ``{rest_root}``, so one module serves any number of apps and
+Cornice stays replaceable behind this module. Validation, permissions and error bodies are ours.
 """
 from pyramid.config import PHASE1_CONFIG
-from cornice import Service
+from cornice import Service as CorniceService
 
-from .errors import RestError
+from ..auth.capabilities import require
+from .index import namespace_index
+from .namespaces import NAMESPACES_KEY, Namespace
 from .schema import deserialize, json_body, query_cstruct
 
-NAMESPACES_KEY = "rest.namespaces"
+class Service:
+    """A REST resource: ``path`` under the namespace's root (``/checkin``,
+    ``/attendees/{id:\\d+}``), and its views by method.
 
-
-class Namespace:
-    """A versioned group of routes, e.g. ``events/v1`` under ``{rest_root}/events/v1``.
-
-    ``unauthenticated_code`` / ``forbidden_code``: error codes for 401 and 403 in this
-    namespace. ``guard(request)``: called before any route of the namespace (also unknown
-    ones); raise ``RestError`` to refuse. ``index_permission``: a capability needed to read
-    the namespace's schema index (None: public).
+    View options: ``permission`` (a capability name, or a callable ``(request)`` that raises a
+    ``RestError``; checked before validation), ``query`` / ``body`` (colander mapping schemas;
+    the validated values are in ``request.validated``), ``body_reader`` (``(request) -> dict``,
+    the raw body to validate when ``json_body(request)`` is not the right reading),
+    ``response`` (the response shape for the schema index) and ``permission_description``
+    (the capability the index names when ``permission`` is a callable).
     """
 
-    def __init__(self, name, root):
-        self.name = name
-        self.root = root
-        self.unauthenticated_code = "rest_not_logged_in"
-        self.forbidden_code = "rest_forbidden"
-        self.guard = None
-        self.index_permission = None
-        self.description = ""
-        self.services = []
+    def __init__(self, namespace, path, *, name=None, description=""):
+        self.namespace = namespace
+        self.path = path
+        self.name = name or f"{namespace}:{path}"
+        self.description = description
+        self.views = []
 
-    def configure(self, *, unauthenticated_code=None, forbidden_code=None, guard=None,
-                  index_permission=None, description=None):
-        """Set the namespace's policies; called by the plugin that owns the namespace."""
-        if unauthenticated_code:
-            self.unauthenticated_code = unauthenticated_code
-        if forbidden_code:
-            self.forbidden_code = forbidden_code
-        if guard is not None:
-            self.guard = guard
-        if index_permission is not None:
-            self.index_permission = index_permission
-        if description is not None:
-            self.description = description
-        return self
+    def add_view(self, method, view, **options):
+        self.views.append((method.upper(), view, options))
+        return view
 
-    def service(self, config, name, path, description=""):
-        """Make a service at ``{rest_root}/<namespace><path>``; add views with its
-        ``get``/``post``/``put``/``delete`` decorators or ``add_view``. It is registered with
-        Pyramid when the configuration is committed, after its views were added."""
-        service = RestService(
-            name=f"{self.name}:{name}",
-            path=self.root + path,
-            description=description,
-            namespace=self,
-            route_path=path,
-        )
-        self.services.append(service)
-        config.action(None, lambda: config.add_cornice_service(service), order=PHASE1_CONFIG)
-        return service
+    def _decorator(self, method, options):
+        def decorate(view):
+            return self.add_view(method, view, **options)
+
+        return decorate
+
+    def get(self, **options):
+        return self._decorator("GET", options)
+
+    def post(self, **options):
+        return self._decorator("POST", options)
+
+    def put(self, **options):
+        return self._decorator("PUT", options)
+
+    def patch(self, **options):
+        return self._decorator("PATCH", options)
+
+    def delete(self, **options):
+        return self._decorator("DELETE", options)
 
 
-class RestService(Service):
+class RestService(CorniceService):
+    """The Cornice service a site builds from a ``Service``."""
+
     renderer = "restjson"
     # Errors are raised as RestError by our validators and rendered by the error views.
     default_validators = []
 
-    def __init__(self, *, namespace, route_path, **kwargs):
+    def __init__(self, *, namespace, **kwargs):
         super().__init__(**kwargs)
         self.namespace = namespace
-        self.route_path = route_path
         self.docs = {}
 
-    def add_view(self, method, view, *, permission=None, query=None, body=None, response=None,
-                 permission_description=None, **kwargs):
-        """Add a view for ``method``.
-
-        ``permission``: a capability name, or a callable ``(request)`` that raises
-        ``RestError``; checked before validation. ``query`` / ``body``: colander mapping
-        schemas for the query string and the JSON body; the validated values are in
-        ``request.validated``. ``response``: a description of the response shape, for the
-        schema index.
-        """
+    def add_view(self, method, view, *, permission=None, query=None, body=None, body_reader=None,
+                 response=None, permission_description=None, **kwargs):
         method = method.upper()
-        validators = [_permission_validator(permission), _schema_validator(query, body)]
         self.docs[method] = {
             "query": query,
             "body": body,
             "permission": permission_description or (permission if isinstance(permission, str) else None),
             "response": response,
         }
+        validators = [_permission_validator(permission), _schema_validator(query, body, body_reader or json_body)]
         kwargs.setdefault("permission", None)
         super().add_view(method, view, validators=validators, **kwargs)
 
@@ -102,56 +96,64 @@ def _permission_validator(permission):
         if callable(permission):
             permission(request)
         else:
-            from ..auth.capabilities import require
-
             require(request, permission)
 
     return validate
 
 
-def _schema_validator(query, body):
+def _schema_validator(query, body, body_reader):
     def validate(request, **kwargs):
         validated = {}
         if query is not None:
             validated.update(deserialize(query, query_cstruct(request)))
         if body is not None:
-            validated.update(deserialize(body, json_body(request)))
+            validated.update(deserialize(body, body_reader(request)))
         request.validated = validated
 
     return validate
 
 
-def namespace(config, name):
-    """The namespace called ``name`` (e.g. ``"events/v1"``), made on first use.
-
-    The owning plugin configures it; a third party may add services to it.
-    """
-    namespaces = config.registry.setdefault(NAMESPACES_KEY, {})
+def namespace(config_or_registry, name):
+    """The namespace called ``name`` (e.g. ``"events/v1"``) of a site, made on first use."""
+    registry = getattr(config_or_registry, "registry", config_or_registry)
+    namespaces = registry.setdefault(NAMESPACES_KEY, {})
     if name not in namespaces:
-        prefix = config.registry.settings["storeplatform.rest_prefix"]
+        prefix = registry.settings["storeplatform.rest_prefix"]
         namespaces[name] = Namespace(name, f"{prefix}/{name.strip('/')}")
-        _add_index_route(config, namespaces[name])
+        if hasattr(config_or_registry, "add_route"):
+            _add_index_route(config_or_registry, namespaces[name])
     return namespaces[name]
 
 
-def namespace_for_path(registry, path):
-    """The namespace a path falls under, or None."""
-    best = None
-    for ns in registry.get(NAMESPACES_KEY, {}).values():
-        if path == ns.root or path.startswith(ns.root + "/"):
-            if best is None or len(ns.root) > len(best.root):
-                best = ns
-    return best
+def add_rest_namespace(config, name, **policies):
+    """Config directive: make (or extend) a namespace and set its policies
+    (``unauthenticated_code``, ``forbidden_code``, ``guard``, ``index_permission``, ``description``)."""
+    return namespace(config, name).configure(**policies)
+
+
+def add_rest_services(config, *sources):
+    """Config directive: add services to the site. Each source is a ``Service`` or a module,
+    whose module-level ``Service`` objects are added in the order they are declared."""
+    for source in sources:
+        services = [source] if isinstance(source, Service) else \
+            [value for value in vars(source).values() if isinstance(value, Service)]
+        for service in services:
+            _add_service(config, service)
+
+
+def _add_service(config, service):
+    ns = namespace(config, service.namespace)
+    built = RestService(name=service.name, path=ns.root + service.path, description=service.description,
+                        namespace=ns)
+    for method, view, options in service.views:
+        built.add_view(method, view, **options)
+    ns.services.append(built)
+    config.action(None, lambda: config.add_cornice_service(built), order=PHASE1_CONFIG)
 
 
 def _add_index_route(config, ns):
-    from .index import namespace_index
-
     route = f"rest-index:{ns.name}"
     config.add_route(route, ns.root + "/")
     config.add_view(namespace_index, route_name=route, request_method="GET", renderer="restjson")
     config.add_route(route + ":noslash", ns.root)
     config.add_view(namespace_index, route_name=route + ":noslash", request_method="GET", renderer="restjson")
-
-
-__all__ = ["Namespace", "RestService", "RestError", "namespace", "namespace_for_path"]

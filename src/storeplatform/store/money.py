@@ -1,7 +1,7 @@
 """Money: Decimal arithmetic, shop rounding and formatting by the store's currency options."""
 from decimal import ROUND_HALF_UP, Decimal
 
-from .options import load_options
+from .options import site_options
 
 CURRENCY_SYMBOLS = {
     "USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CAD": "$", "AUD": "$", "CHF": "CHF", "SEK": "kr",
@@ -19,7 +19,7 @@ def round_money(value, decimals=2):
 
 
 def currency_format(session):
-    o = load_options(session)
+    o = site_options(session)
     return {
         "currency": o["store.currency"],
         "symbol": o["store.currency_symbol"] or CURRENCY_SYMBOLS.get(o["store.currency"], o["store.currency"]),

@@ -1,12 +1,12 @@
 """Site options: declared by the host and plugins (key, type, default, section, label), kept
 in the ``options`` table, read once per transaction."""
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import select
 
 from ..db import registry_of
+from ..values import parse_bool, parse_decimal
 from .models import Option
 
 TYPES = ("bool", "string", "text", "int", "decimal", "choice", "timezone")
@@ -49,14 +49,10 @@ def coerce(spec, value):
     """The typed value for ``value`` (JSON value or text from the CLI), or OptionError."""
     t = spec.type
     if t == "bool":
-        if isinstance(value, bool):
-            return value
-        text = str(value).strip().lower()
-        if text in ("1", "true", "yes", "on"):
-            return True
-        if text in ("0", "false", "no", "off"):
-            return False
-        raise OptionError(f"{spec.key} must be true or false")
+        try:
+            return parse_bool(value)
+        except ValueError:
+            raise OptionError(f"{spec.key} must be true or false")
     if t == "int":
         if isinstance(value, bool):
             raise OptionError(f"{spec.key} must be an integer")
@@ -69,12 +65,9 @@ def coerce(spec, value):
         return number
     if t == "decimal":
         try:
-            number = Decimal(str(value).strip())
-        except (InvalidOperation, ValueError):
-            raise OptionError(f"{spec.key} must be a number")
-        if not number.is_finite():
+            return str(parse_decimal(value))
+        except ValueError:
             raise OptionError(f"{spec.key} must be a finite number")
-        return str(number)
     if t == "choice":
         if value not in spec.choices:
             raise OptionError(f"{spec.key} must be one of {', '.join(map(str, spec.choices))}")
@@ -90,8 +83,9 @@ def coerce(spec, value):
     return value
 
 
-def load_options(session):
-    """Every option's value (stored or default), one query per transaction."""
+def site_options(session):
+    """Every option's value (stored or default) by key, read with one query per transaction;
+    an unknown key is a KeyError. ``request.site_options`` is the same for a request."""
     cache = session.info.get("options")
     if cache is None:
         specs = specs_of(registry_of(session))
@@ -99,13 +93,6 @@ def load_options(session):
         cache = {key: stored.get(key, spec.default) for key, spec in specs.items()}
         session.info["options"] = cache
     return cache
-
-
-def get_option(session, key):
-    options = load_options(session)
-    if key not in options:
-        raise KeyError(f"unknown option {key!r}")
-    return options[key]
 
 
 def set_option(session, key, value):
@@ -125,4 +112,12 @@ def set_option(session, key, value):
 
 
 def site_timezone(session):
-    return ZoneInfo(get_option(session, "site.timezone"))
+    return ZoneInfo(site_options(session)["site.timezone"])
+
+
+# Transitional names, until every plugin reads options through site_options.
+load_options = site_options
+
+
+def get_option(session, key):
+    return site_options(session)[key]

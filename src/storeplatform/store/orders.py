@@ -2,24 +2,18 @@
 import secrets
 from decimal import Decimal
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
-from ..db import registry_of
+from ..db import hooks_of
+from ..db.types import utcnow
+from ..errors import InvalidParams
 from ..plugins import call_action
 from .models import Order, OrderItem, Product
-from .options import get_option
+from .options import site_options
 from .products import current_price
 
 STATUSES = ("pending", "processing", "on-hold", "completed", "cancelled", "refunded", "failed")
 PAID_STATUSES = ("processing", "completed")
-
-
-class OrderError(ValueError):
-    """Bad order input; ``params`` maps each bad field to a message."""
-
-    def __init__(self, params):
-        super().__init__("; ".join(f"{k}: {v}" for k, v in params.items()))
-        self.params = params
 
 
 def new_order_key():
@@ -48,7 +42,7 @@ def build_line_items(session, items):
         lines.append(OrderItem(product_id=product.id, name=product.name, quantity=quantity,
                                unit_price=price, total=price * quantity))
     if errors:
-        raise OrderError(errors)
+        raise InvalidParams(errors)
     return lines
 
 
@@ -57,7 +51,7 @@ def create_order(session, *, line_items, billing=None, status="pending", currenc
     order = Order(
         status=status,
         order_key=new_order_key(),
-        currency=currency or get_option(session, "store.currency"),
+        currency=currency or site_options(session)["store.currency"],
         billing=normalize_billing(billing or {}),
         customer_id=customer_id,
         total=sum((line.total for line in lines), Decimal("0")),
@@ -65,7 +59,7 @@ def create_order(session, *, line_items, billing=None, status="pending", currenc
     )
     session.add(order)
     session.flush()
-    hook = registry_of(session)["plugins"].hook
+    hook = hooks_of(session)
     call_action(hook.storeplatform_order_created, order=order)
     if status != "pending":
         call_action(hook.storeplatform_order_status_changed, order=order, old_status="pending", new_status=status)
@@ -78,10 +72,6 @@ def set_order_status(session, order, new_status):
     old_status = order.status
     if new_status == old_status:
         return False
-    from sqlalchemy import update
-
-    from ..db.types import utcnow
-
     result = session.execute(
         update(Order).where(Order.id == order.id, Order.status == old_status)
         .values(status=new_status, modified_at=utcnow()).execution_options(synchronize_session=False)
@@ -90,7 +80,7 @@ def set_order_status(session, order, new_status):
         session.refresh(order)
         return False
     session.refresh(order)
-    hook = registry_of(session)["plugins"].hook
+    hook = hooks_of(session)
     call_action(hook.storeplatform_order_status_changed, order=order, old_status=old_status, new_status=new_status)
     return True
 

@@ -1,0 +1,72 @@
+"""The plugin API: everything a plugin (ours or a third party's) uses of the host, and the only
+module of ``storeplatform`` a plugin imports (a test keeps it so). docs/plugins.md describes it.
+
+Besides these names, a plugin gets, inside a web request:
+
+- ``request.db``: the session of the request's transaction;
+- ``request.validated``: query and body, checked by the view's schemas;
+- ``request.identity``: who is calling (``.user``, ``.method``), or None;
+- ``request.hooks``: the site's plugin hooks (``request.hooks.evt_rest_prepare_event``);
+- ``request.site_options``: every site option by key (read once per transaction);
+- ``request.rest_url(namespace, path)``: the absolute URL of a REST route (``site_rest_url``
+  with a session, in a request or not);
+- ``request.client_address`` and ``request.is_https``: believing forwarded headers only from
+  ``storeplatform.trusted_proxies``;
+
+and, in ``storeplatform_includeme(config)``, the config directives
+``config.add_rest_namespace(name, ...)``, ``config.add_rest_services(module_or_service, ...)``
+and ``config.add_error_translation(DomainError, to_rest_error)``.
+"""
+from huey import crontab
+
+from .auth import Identity, require, user_can
+from .cli import CliError, Parser
+from .db import Base, get_by_id, get_or_404, hooks_of, registry_of, request_of, site_transaction
+from .db.types import Money, UTCDateTime, utcnow
+from .errors import (BAD_REQUEST, FORBIDDEN, INTERNAL_ERROR, INVALID_JSON, INVALID_PARAM, NO_ROUTE, NOT_LOGGED_IN,
+                     ErrorCode, InvalidParams, RestError)
+from .hookspecs import hookimpl, hookspec
+from .plugins import apply_filters, call_action, plugin_enabled
+from .queue import Periodic, TaskContext, enqueue_after_commit, enqueue_now
+from .rest import PaginationSchema, Service, deserialize, json_body, make_partial, paginate
+from .rest.urls import site_rest_url, site_url
+from .rest.types import (COLUMN_INT, POSITIVE_ID, DateText, DecimalText, IdList, OptionalId, StrictBoolean, StrictInt,
+                         StrictString, TimeText, is_url, not_blank, url_or_empty, valid_email, valid_timezone)
+from .store.content import POST_STATUSES, delete_post, local_datetime, set_post_terms, slugify, trash_post, unique_slug
+from .store.models import Order, OrderItem, Post, PostTerm, Product, Term, User
+from .store.money import CURRENCY_SYMBOLS, currency_format, format_money, round_money
+from .store.options import OptionError, OptionSpec, set_option, site_options, site_timezone
+from .store.orders import PAID_STATUSES, STATUSES as ORDER_STATUSES, create_order, set_order_status
+from .store.products import current_price, sale_is_active
+from .values import INT_MAX, TRUE_WORDS, FALSE_WORDS, id_in_range, parse_bool, parse_decimal
+
+__all__ = [
+    # hooks
+    "hookimpl", "hookspec", "apply_filters", "call_action", "hooks_of", "plugin_enabled",
+    # errors
+    "RestError", "ErrorCode", "InvalidParams", "BAD_REQUEST", "INVALID_PARAM", "INVALID_JSON", "NOT_LOGGED_IN",
+    "FORBIDDEN", "NO_ROUTE", "INTERNAL_ERROR",
+    # REST
+    "Service", "site_url", "site_rest_url", "PaginationSchema", "paginate", "deserialize", "json_body", "make_partial",
+    # schema types and validators
+    "StrictBoolean", "StrictInt", "StrictString", "DecimalText", "DateText", "TimeText", "OptionalId", "IdList",
+    "COLUMN_INT", "POSITIVE_ID", "not_blank", "is_url", "url_or_empty", "valid_email", "valid_timezone",
+    # values
+    "parse_bool", "parse_decimal", "id_in_range", "INT_MAX", "TRUE_WORDS", "FALSE_WORDS",
+    # auth
+    "Identity", "require", "user_can",
+    # database
+    "Base", "UTCDateTime", "Money", "utcnow", "get_by_id", "get_or_404", "registry_of", "request_of",
+    "site_transaction",
+    # store models and services
+    "User", "Post", "Term", "PostTerm", "Product", "Order", "OrderItem",
+    "POST_STATUSES", "slugify", "unique_slug", "trash_post", "delete_post", "set_post_terms", "local_datetime",
+    "ORDER_STATUSES", "PAID_STATUSES", "create_order", "set_order_status", "current_price", "sale_is_active",
+    # options and money
+    "OptionSpec", "OptionError", "site_options", "set_option", "site_timezone",
+    "CURRENCY_SYMBOLS", "currency_format", "format_money", "round_money",
+    # tasks
+    "Periodic", "TaskContext", "crontab", "enqueue_after_commit", "enqueue_now",
+    # command line
+    "CliError", "Parser",
+]

@@ -1,0 +1,76 @@
+"""store/v1 users and authentication: the current user, cookie login and logout, nonces, JWT."""
+from sqlalchemy import select
+
+from ...auth.methods import SESSION_COOKIE, issue_jwt, make_nonce, session_for_cookie, start_session
+from ...auth.passwords import verify_password
+from ...errors import INVALID_LOGIN
+from ...rest import Service
+from .. import schemas
+from ..errors import NO_SESSION, SEND_CREDENTIALS
+from ..models import User
+
+me = Service("store/v1", "/users/me", name="users-me", description="The authenticated user.")
+login = Service("store/v1", "/auth/login", name="auth-login", description="Cookie login; answers a nonce for X-Nonce.")
+logout = Service("store/v1", "/auth/logout", name="auth-logout", description="Ends the cookie session.")
+nonce = Service("store/v1", "/auth/nonce", name="auth-nonce", description="A fresh nonce for the cookie session.")
+token = Service("store/v1", "/auth/token", name="auth-token",
+                description="A JWT bearer token for a login and password.")
+
+
+def user_json(request, user):
+    caps = request.registry["auth.role_capabilities"].get(user.role, frozenset())
+    return {"id": user.id, "login": user.login, "email": user.email, "name": user.display_name or user.login,
+            "role": user.role, "capabilities": sorted(caps)}
+
+
+@me.get(permission="read")
+def get_me(request):
+    return user_json(request, request.identity.user)
+
+
+@login.post(body=schemas.LoginBody())
+def post_login(request):
+    user = _check_password(request, request.validated["login"], request.validated["password"])
+    session_token = start_session(request, user)
+    return {"nonce": make_nonce(request, session_token), "user": user_json(request, user)}
+
+
+@logout.post(permission="read")
+def post_logout(request):
+    row = session_for_cookie(request)
+    if row is not None:
+        request.db.delete(row)
+    request.response.delete_cookie(SESSION_COOKIE, path="/")
+    return {"logged_out": True}
+
+
+@nonce.get()
+def get_nonce(request):
+    if session_for_cookie(request) is None:
+        raise NO_SESSION()
+    return {"nonce": make_nonce(request, request.cookies[SESSION_COOKIE])}
+
+
+@token.post(body=schemas.TokenBody())
+def post_token(request):
+    v = request.validated
+    if "login" in v or "password" in v:
+        user = _check_password(request, v.get("login", ""), v.get("password", ""))
+    elif request.identity is not None:
+        user = request.identity.user
+    else:
+        raise SEND_CREDENTIALS()
+    value, lifetime = issue_jwt(request, user)
+    return {"token": value, "token_type": "Bearer", "expires_in": lifetime}
+
+
+def _check_password(request, login, password):
+    user = request.db.execute(select(User).where(User.login == login)).scalar_one_or_none()
+    # Verify against a dummy hash when the login is unknown, so timing does not tell.
+    stored = user.password_hash if user is not None else _DUMMY_HASH
+    if not verify_password(password, stored) or user is None:
+        raise INVALID_LOGIN()
+    return user
+
+
+_DUMMY_HASH = "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="

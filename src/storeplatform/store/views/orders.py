@@ -1,0 +1,81 @@
+"""store/v1 orders (manage_shop): list, create, read, update billing and status, delete."""
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from ...db import get_or_404
+from ...rest import Service, paginate
+from .. import schemas
+from ..errors import ORDER_IN_USE, ORDER_INVALID_ID
+from ..models import Order
+from ..orders import create_order, normalize_billing, set_order_status
+
+orders = Service("store/v1", "/orders", name="orders", description="Store orders.")
+order = Service("store/v1", r"/orders/{id:\d+}", name="order", description="One store order.")
+
+
+def order_json(request, item):
+    return {
+        "id": item.id,
+        "number": item.number,
+        "status": item.status,
+        "order_key": item.order_key,
+        "currency": item.currency,
+        "customer_id": item.customer_id or 0,
+        "billing": item.billing,
+        "total": item.total,
+        "line_items": [
+            {"id": li.id, "product_id": li.product_id, "name": li.name, "quantity": li.quantity,
+             "price": li.unit_price, "total": li.total}
+            for li in item.line_items
+        ],
+        "date_created": item.created_at.isoformat(),
+        "date_modified": item.modified_at.isoformat(),
+        "_links": {"self": [{"href": request.rest_url("store/v1", f"/orders/{item.id}")}]},
+    }
+
+
+@orders.get(permission="manage_shop", query=schemas.OrderListQuery())
+def list_orders(request):
+    stmt = select(Order).order_by(Order.id.desc())
+    if "status" in request.validated:
+        stmt = stmt.where(Order.status == request.validated["status"])
+    return [order_json(request, o) for o in paginate(request, stmt)]
+
+
+@orders.post(permission="manage_shop", body=schemas.OrderBody())
+def post_order(request):
+    v = request.validated
+    item = create_order(request.db, line_items=v["line_items"], billing=v.get("billing"), status=v["status"],
+                        currency=v.get("currency"), customer_id=v.get("customer_id"))
+    request.response.status = 201
+    request.response.headers["Location"] = request.rest_url("store/v1", f"/orders/{item.id}")
+    return order_json(request, item)
+
+
+@order.get(permission="manage_shop")
+def get_order(request):
+    return order_json(request, get_or_404(request.db, Order, request.matchdict["id"], ORDER_INVALID_ID))
+
+
+@order.put(permission="manage_shop", body=schemas.OrderUpdate())
+def put_order(request):
+    item = get_or_404(request.db, Order, request.matchdict["id"], ORDER_INVALID_ID)
+    v = request.validated
+    if "billing" in v:
+        item.billing = normalize_billing(v["billing"])
+        request.db.flush()
+    if "status" in v:
+        set_order_status(request.db, item, v["status"])
+    return order_json(request, item)
+
+
+@order.delete(permission="manage_shop")
+def delete_order(request):
+    item = get_or_404(request.db, Order, request.matchdict["id"], ORDER_INVALID_ID)
+    previous = order_json(request, item)
+    request.db.delete(item)
+    try:
+        request.db.flush()
+    except IntegrityError:
+        raise ORDER_IN_USE()
+    return {"deleted": True, "previous": previous}

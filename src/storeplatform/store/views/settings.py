@@ -1,0 +1,60 @@
+"""store/v1 settings: the site options by section (manage_options)."""
+from ...errors import InvalidParams
+from ...rest import Service
+from .. import schemas
+from ..errors import SETTINGS_INVALID_SECTION
+from ..options import OptionError, set_option, specs_of
+
+all_settings = Service("store/v1", "/settings", name="settings", description="Site options by section.")
+section = Service("store/v1", "/settings/{section}", name="settings-section",
+                  description="The options of one section.")
+
+
+@all_settings.get(permission="manage_options")
+def get_settings(request):
+    values = request.site_options
+    sections = {}
+    for spec in specs_of(request.registry).values():
+        sections.setdefault(spec.section, []).append(_option_json(spec, values[spec.key]))
+    return {"sections": sections}
+
+
+@section.get(permission="manage_options")
+def get_section(request):
+    values = request.site_options
+    return [_option_json(spec, values[spec.key]) for spec in _section_specs(request)]
+
+
+@section.put(permission="manage_options", body=schemas.SettingsBody())
+def put_section(request):
+    specs = {spec.key: spec for spec in _section_specs(request)}
+    errors = {key: f"not an option of section {request.matchdict['section']}"
+              for key in request.validated if key not in specs}
+    if errors:
+        raise InvalidParams(errors)
+    for key, value in request.validated.items():
+        try:
+            set_option(request.db, key, value)
+        except OptionError as exc:
+            errors[key] = str(exc)
+    if errors:
+        # Nothing half-written: the transaction is aborted with the error.
+        raise InvalidParams(errors)
+    values = request.site_options
+    return [_option_json(spec, values[spec.key]) for spec in specs.values()]
+
+
+def _section_specs(request):
+    name = request.matchdict["section"]
+    specs = [s for s in specs_of(request.registry).values() if s.section == name]
+    if not specs:
+        raise SETTINGS_INVALID_SECTION(f"No settings section {name!r}.")
+    return specs
+
+
+def _option_json(spec, value):
+    item = {"id": spec.key, "label": spec.label, "type": spec.type, "value": value, "default": spec.default,
+            "section": spec.section, "description": spec.description}
+    if spec.choices:
+        item["choices"] = list(spec.choices)
+    return item
