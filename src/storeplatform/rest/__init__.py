@@ -2,11 +2,12 @@
 from pyramid.renderers import JSON
 from pyramid.tweens import MAIN
 
-from ..errors import RestError
+from ..errors import INVALID_URL, RestError
 from ..jsonutil import _default
 from .errors import add_error_translation, add_error_views, error_response
 from .index import root_index
 from .namespaces import Namespace, namespace_for_path
+from .openapi import openapi_document
 from .pagination import PaginationSchema, page_nodes, paginate, set_headers
 from .schema import deserialize, json_body, make_partial
 from .service import RestService, Service, add_rest_namespace, add_rest_services, namespace
@@ -26,6 +27,8 @@ def includeme(config):
     config.add_view(root_index, route_name="rest-root", request_method="GET", renderer="restjson")
     config.add_route("rest-root:noslash", prefix)
     config.add_view(root_index, route_name="rest-root:noslash", request_method="GET", renderer="restjson")
+    config.add_route("rest-openapi", prefix + "/openapi.json")
+    config.add_view(openapi_document, route_name="rest-openapi", request_method="GET", renderer="restjson")
     config.add_request_method(lambda request: None, "rest_namespace", reify=True)
     config.add_request_method(rest_url, "rest_url")
     config.add_directive("add_rest_namespace", add_rest_namespace)
@@ -41,6 +44,8 @@ def rest_tween_factory(handler, registry):
         # The raw WSGI path: decoding a malformed one is the router's job (a 400 error view).
         path = request.environ.get("SCRIPT_NAME", "") + request.environ.get("PATH_INFO", "")
         if path == prefix or path.startswith(prefix + "/"):
+            if "\x00" in path:  # a %00 in the path: no route has it, no database could store it
+                raise INVALID_URL("The URL must not contain NUL characters.")
             ns = namespace_for_path(registry, path)
             request.rest_namespace = ns
             if ns is not None and ns.guard is not None:

@@ -6,7 +6,7 @@ from pyramid.exceptions import URLDecodeError
 from pyramid.httpexceptions import HTTPException, HTTPForbidden, HTTPNotFound
 from pyramid.response import Response
 from pyramid.security import NO_PERMISSION_REQUIRED
-from sqlalchemy.exc import DataError
+from sqlalchemy.exc import DataError, IntegrityError
 
 from .. import errors
 from ..errors import InvalidParams, RestError, invalid_params_error
@@ -61,6 +61,14 @@ def data_error_view(exc, request):
     return rest_error_view(errors.INVALID_PARAM("A value is out of range or malformed for the database."), request)
 
 
+def integrity_error_view(exc, request):
+    # A reference or uniqueness rule that validation did not check first: the request conflicts
+    # with the data, so a 409 (never a 500), and a warning so that the missing check gets written.
+    log.warning("database integrity error on %s %r: %s", request.method, request.environ.get("PATH_INFO"),
+                exc.orig if hasattr(exc, "orig") else exc)
+    return rest_error_view(errors.CONFLICT(), request)
+
+
 def internal_error_view(exc, request):
     # The traceback goes to the log, never to the client. The raw PATH_INFO: the decoded path
     # may be what failed.
@@ -77,6 +85,7 @@ def add_error_views(config):
         config.add_view(http_exception_view, context=context, permission=NO_PERMISSION_REQUIRED)
     config.add_view(url_decode_error_view, context=URLDecodeError, permission=NO_PERMISSION_REQUIRED)
     config.add_view(data_error_view, context=DataError, permission=NO_PERMISSION_REQUIRED)
+    config.add_view(integrity_error_view, context=IntegrityError, permission=NO_PERMISSION_REQUIRED)
     config.add_view(internal_error_view, context=Exception, permission=NO_PERMISSION_REQUIRED)
 
 

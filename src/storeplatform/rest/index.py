@@ -11,7 +11,7 @@ def root_index(request):
     """The namespaces a request could reach: one whose guard refuses it (an API switched off)
     is not listed, so that the index does not reveal it either."""
     namespaces = sorted(name for name, ns in request.registry.get(NAMESPACES_KEY, {}).items()
-                        if _guard_allows(ns, request))
+                        if guard_allows(ns, request))
     prefix = request.registry.settings["storeplatform.rest_prefix"]
 
     return {
@@ -23,7 +23,7 @@ def root_index(request):
     }
 
 
-def _guard_allows(ns, request):
+def guard_allows(ns, request):
     if ns.guard is None:
         return True
     try:

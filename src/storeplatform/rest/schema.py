@@ -2,13 +2,14 @@
 into ``InvalidParams``, and the description of the same schemas for the schema index."""
 import json
 import math
+from urllib.parse import parse_qsl
 from decimal import Decimal
 
 import colander
 
 from .. import errors
 from ..errors import InvalidParams
-from .types import TYPE_NAMES
+from .types import TYPE_NAMES, IdList
 
 # JSON bodies of this API are small records; a larger body is refused before parsing.
 MAX_BODY_BYTES = 2 * 1024 * 1024
@@ -26,22 +27,35 @@ def deserialize(schema, cstruct):
         raise InvalidParams(params)
 
 
-def query_cstruct(request):
-    """The query string as a plain dict; a repeated parameter keeps its last value,
-    except for sequence parameters (``name[]`` or repeated) that keep all."""
+def query_cstruct(request, schema=None):
+    """The query string as a plain dict. A repeated parameter keeps its last value, except for
+    list parameters (written ``name[]``, or a list node of ``schema``), which keep all."""
     result = {}
     try:
         params = request.GET
         keys = list(params.keys())
     except UnicodeDecodeError:
         raise errors.INVALID_URL("The query string is not valid UTF-8.")
+    lists = _list_names(schema)
     for key in keys:
         values = params.getall(key)
         if any("\x00" in v for v in values):
             raise InvalidParams({key: "NUL characters are not allowed"})
         name = key[:-2] if key.endswith("[]") else key
-        result[name] = values if key.endswith("[]") or len(values) > 1 else values[-1]
+        result[name] = values if key.endswith("[]") or (name in lists and len(values) > 1) else values[-1]
     return result
+
+
+def _list_names(schema):
+    if schema is None:
+        return frozenset()
+    return frozenset(node.name for node in schema.children
+                     if isinstance(node.typ, (colander.Sequence, IdList)))
+
+
+# Media types a JSON route reads: JSON itself (also ``+json`` types) and, as classic store APIs
+# accept them, flat HTML forms; any other body is a 415.
+FORM_TYPE = "application/x-www-form-urlencoded"
 
 
 def json_body(request, parse_float=None, parse_constant=None):
@@ -49,27 +63,66 @@ def json_body(request, parse_float=None, parse_constant=None):
 
     ``parse_float`` / ``parse_constant`` go to ``json.loads`` (e.g. ``Decimal`` to read numbers
     exactly, or to let a route judge NaN itself); by default NaN and Infinity are malformed.
+    Text that no database can store (NUL characters, lone UTF-16 surrogates such as
+    ``"\\ud800"``) is refused here, once, for every route.
     """
     if not request.body:
         return {}
-    content_type = request.content_type or ""
-    if content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
-        return request.POST.mixed()
     if len(request.body) > MAX_BODY_BYTES:
         raise errors.REQUEST_TOO_LARGE(f"The request body is larger than {MAX_BODY_BYTES} bytes.")
-    try:
-        body = json.loads(request.body.decode("utf-8"), parse_float=parse_float,
-                          parse_constant=parse_constant or _reject_constant)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise errors.INVALID_JSON(f"The request body is not valid JSON: {exc}")
-    except RecursionError:
-        raise errors.INVALID_JSON("The request body is nested too deeply.")
-    # JSON escapes NUL as \u0000; databases refuse it in text, so it is refused here, once.
-    if b"\\u0000" in request.body:
-        raise errors.INVALID_JSON("NUL characters are not allowed in the request body.")
-    if not isinstance(body, dict):
-        raise errors.INVALID_JSON("The request body must be a JSON object.")
+    content_type = request.content_type or ""
+    if content_type == FORM_TYPE:
+        body = _form_body(request)
+    elif content_type and content_type != "application/json" and not content_type.endswith("+json"):
+        raise errors.UNSUPPORTED_MEDIA_TYPE(
+            f"The request body must be JSON (application/json), not {content_type[:100]}.")
+    else:
+        try:
+            body = json.loads(request.body.decode("utf-8"), parse_float=parse_float,
+                              parse_constant=parse_constant or _reject_constant)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise errors.INVALID_JSON(f"The request body is not valid JSON: {exc}")
+        except RecursionError:
+            raise errors.INVALID_JSON("The request body is nested too deeply.")
+        if not isinstance(body, dict):
+            raise errors.INVALID_JSON("The request body must be a JSON object.")
+    _refuse_unstorable_text(body)
     return body
+
+
+def _form_body(request):
+    """Flat form fields, a repeated field keeping its last value (as in the query string)."""
+    try:
+        return dict(parse_qsl(request.body.decode("ascii"), keep_blank_values=True, strict_parsing=False,
+                              encoding="utf-8", errors="strict"))
+    except (UnicodeDecodeError, ValueError):
+        raise errors.INVALID_JSON("The form body is not valid UTF-8 form data.")
+
+
+def _refuse_unstorable_text(value):
+    """Every string of a parsed body (keys too) must be storable text."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, child in item.items():
+                _check_text(key)
+                stack.append(child)
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            _check_text(item)
+
+
+def _check_text(text):
+    if not isinstance(text, str):
+        return
+    if "\x00" in text:
+        raise errors.INVALID_JSON("NUL characters are not allowed in the request body.")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise errors.INVALID_JSON("The request body holds text that is not valid Unicode (a lone surrogate).")
 
 
 def _reject_constant(name):

@@ -105,7 +105,7 @@ def _schema_validator(query, body, body_reader):
     def validate(request, **kwargs):
         validated = {}
         if query is not None:
-            validated.update(deserialize(query, query_cstruct(request)))
+            validated.update(deserialize(query, query_cstruct(request, query)))
         if body is not None:
             validated.update(deserialize(body, body_reader(request)))
         request.validated = validated

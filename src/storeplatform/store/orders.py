@@ -4,11 +4,12 @@ from decimal import Decimal
 
 from sqlalchemy import select, update
 
-from ..db import hooks_of
+from ..db import get_by_id, hooks_of
 from ..db.types import utcnow
 from ..errors import InvalidParams
 from ..plugins import call_action
-from .models import Order, OrderItem, Product
+from ..values import id_in_range
+from .models import Order, OrderItem, Product, User
 from .options import site_options
 from .products import current_price
 
@@ -20,11 +21,11 @@ def new_order_key():
     return "order_" + secrets.token_urlsafe(18)
 
 
-def build_line_items(session, items):
-    """Line items priced from the products, in Decimal. ``items``: [{product_id, quantity}]."""
-    ids = {item["product_id"] for item in items}
+def build_line_items(session, items, errors):
+    """Line items priced from the products, in Decimal. ``items``: [{product_id, quantity}];
+    what is wrong with them is added to ``errors``."""
+    ids = {item["product_id"] for item in items if id_in_range(item["product_id"])}
     products = {p.id: p for p in session.execute(select(Product).where(Product.id.in_(ids))).scalars()}
-    errors = {}
     lines = []
     for index, item in enumerate(items):
         product = products.get(item["product_id"])
@@ -41,13 +42,17 @@ def build_line_items(session, items):
         quantity = item["quantity"]
         lines.append(OrderItem(product_id=product.id, name=product.name, quantity=quantity,
                                unit_price=price, total=price * quantity))
-    if errors:
-        raise InvalidParams(errors)
     return lines
 
 
 def create_order(session, *, line_items, billing=None, status="pending", currency=None, customer_id=None):
-    lines = build_line_items(session, line_items)
+    """Create an order and fire its actions; ``InvalidParams`` names every bad reference."""
+    errors = {}
+    lines = build_line_items(session, line_items, errors)
+    if customer_id and get_by_id(session, User, customer_id) is None:
+        errors["customer_id"] = f"no user with id {customer_id}"
+    if errors:
+        raise InvalidParams(errors)
     order = Order(
         status=status,
         order_key=new_order_key(),
