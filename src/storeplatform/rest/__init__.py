@@ -1,9 +1,8 @@
 """The REST server: namespaces, module-level services, one error body, schema index, pagination."""
-from pyramid.renderers import JSON
 from pyramid.tweens import MAIN
 
 from ..errors import INVALID_URL, RestError
-from ..jsonutil import _default
+from ..jsonutil import dumpb
 from .errors import add_error_translation, add_error_views, error_response
 from .index import root_index
 from .namespaces import Namespace, namespace_for_path
@@ -19,9 +18,7 @@ def includeme(config):
     settings = config.get_settings()
     settings["handle_exceptions"] = "false"  # our error views, not Cornice's
     config.include("cornice")
-    renderer = JSON(ensure_ascii=False)
-    renderer.add_adapter(object, lambda value, request: _default(value))
-    config.add_renderer("restjson", renderer)
+    config.add_renderer("restjson", json_renderer_factory)
     prefix = settings["storeplatform.rest_prefix"]
     config.add_route("rest-root", prefix + "/")
     config.add_view(root_index, route_name="rest-root", request_method="GET", renderer="restjson")
@@ -35,6 +32,20 @@ def includeme(config):
     config.add_directive("add_rest_services", add_rest_services)
     config.add_directive("add_error_translation", add_error_translation)
     config.add_tween("storeplatform.rest.rest_tween_factory", over=MAIN)
+
+
+def json_renderer_factory(info):
+    """The renderer of every REST view: compact UTF-8 JSON with exact decimals."""
+
+    def render(value, system):
+        request = system.get("request")
+        if request is not None:
+            response = request.response
+            if response.content_type == response.default_content_type:
+                response.content_type = "application/json"
+        return dumpb(value)
+
+    return render
 
 
 def rest_tween_factory(handler, registry):

@@ -3,6 +3,7 @@ its kind (a number sent for text, a float for an integer) instead of converting 
 value is a ``rest_invalid_param`` naming the field and never reaches the database."""
 import re
 from datetime import date
+from decimal import Decimal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import colander
@@ -150,6 +151,20 @@ class IdList(colander.SchemaType):
 # The range of a count or an id stored in an integer column.
 COLUMN_INT = colander.Range(min=0, max=INT_MAX)
 POSITIVE_ID = colander.Range(min=1, max=INT_MAX)
+
+
+# What a ``Money`` column (NUMERIC(18, 4)) holds; prices are kept below 10^12.
+MONEY_PLACES = 4
+MONEY_LIMIT = 10**12
+
+
+def money_amount(node, value):
+    """A non-negative amount a money column stores exactly: at most 4 decimal places and below
+    10^12, so that the digits a client reads back are the digits it sent (never rounded)."""
+    if value < 0 or value >= MONEY_LIMIT:
+        raise colander.Invalid(node, "must be between 0 and 999999999999.9999")
+    if value.as_tuple().exponent < -MONEY_PLACES and value != value.quantize(Decimal(1).scaleb(-MONEY_PLACES)):
+        raise colander.Invalid(node, f"must have at most {MONEY_PLACES} decimal places")
 
 
 def not_blank(node, value):

@@ -2,14 +2,9 @@
 import colander
 
 from ..rest import DecimalText, PaginationSchema, StrictInt, StrictString, make_partial
+from ..rest.types import money_amount
 from .orders import BILLING_FIELDS, STATUSES as ORDER_STATUSES
 from .products import STATUSES as PRODUCT_STATUSES, TYPES as PRODUCT_TYPES
-
-
-def _non_negative(node, value):
-    # Money columns hold 14 digits before the point.
-    if value < 0 or value >= 10**12:
-        raise colander.Invalid(node, "must be between 0 and 999999999999.9999")
 
 
 class ProductBody(colander.MappingSchema):
@@ -19,9 +14,10 @@ class ProductBody(colander.MappingSchema):
                               description="Stock keeping unit, unique.")
     type = colander.SchemaNode(StrictString(), missing="simple", validator=colander.OneOf(PRODUCT_TYPES))
     status = colander.SchemaNode(StrictString(), missing="publish", validator=colander.OneOf(PRODUCT_STATUSES))
-    parent_id = colander.SchemaNode(StrictInt(), missing=colander.drop, description="Parent of a variation.")
-    regular_price = colander.SchemaNode(DecimalText(), missing=colander.drop, validator=_non_negative)
-    sale_price = colander.SchemaNode(DecimalText(), missing=colander.drop, validator=_non_negative)
+    parent_id = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=0),
+                                    description="Parent of a variation.")
+    regular_price = colander.SchemaNode(DecimalText(), missing=colander.drop, validator=money_amount)
+    sale_price = colander.SchemaNode(DecimalText(), missing=colander.drop, validator=money_amount)
     sale_from = colander.SchemaNode(colander.DateTime(), missing=colander.drop,
                                     description="Start of the sale, ISO 8601 (UTC when no offset).")
     sale_to = colander.SchemaNode(colander.DateTime(), missing=colander.drop)
