@@ -21,7 +21,7 @@ from huey import crontab
 
 from .auth import Identity, require, user_can
 from .cli import CliError, Parser
-from .db import Base, get_by_id, get_or_404, hooks_of, registry_of, request_of, site_transaction
+from .db import Base, get_by_id, get_or_404, hooks_of, never_reuse_ids, registry_of, request_of, site_transaction
 from .db.types import Money, UTCDateTime, utcnow
 from .errors import (BAD_REQUEST, FORBIDDEN, INTERNAL_ERROR, INVALID_JSON, INVALID_PARAM, NO_ROUTE, NOT_LOGGED_IN,
                      ErrorCode, InvalidParams, RestError)
@@ -57,7 +57,7 @@ __all__ = [
     # auth
     "Identity", "require", "user_can",
     # database
-    "Base", "UTCDateTime", "Money", "utcnow", "get_by_id", "get_or_404", "registry_of", "request_of",
+    "Base", "UTCDateTime", "Money", "utcnow", "never_reuse_ids", "get_by_id", "get_or_404", "registry_of", "request_of",
     "site_transaction",
     # store models and services
     "User", "Post", "Term", "PostTerm", "Product", "Order", "OrderItem",

@@ -22,10 +22,27 @@ def alembic_config(registry, connection=None):
 
 
 def upgrade(registry):
-    """Upgrade the host and every enabled plugin to their heads."""
+    """Upgrade the host and every enabled plugin to their heads.
+
+    On SQLite, foreign keys are off while migrating (table rebuilds drop and rename tables that
+    others refer to) and checked before they are on again.
+    """
     engine = registry["db.engine"]
-    with engine.begin() as connection:
-        command.upgrade(alembic_config(registry, connection), "heads")
+    with engine.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            # Outside any transaction: SQLite ignores this pragma inside one.
+            connection.connection.driver_connection.execute("PRAGMA foreign_keys=OFF")
+        try:
+            with connection.begin():
+                command.upgrade(alembic_config(registry, connection), "heads")
+                if sqlite:
+                    broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                    if broken:
+                        raise RuntimeError(f"the migration left rows with broken references: {broken[:5]}")
+        finally:
+            if sqlite:
+                connection.connection.driver_connection.execute("PRAGMA foreign_keys=ON")
 
 
 def tables_of(package):

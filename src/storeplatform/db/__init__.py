@@ -1,5 +1,7 @@
 """Database wiring: ``request.db`` is a session bound to the request's transaction."""
 from ..values import id_in_range
+from . import ids  # noqa: F401  (tables of the shared metadata never reuse ids)
+from .ids import never_reuse_ids
 from .meta import Base, metadata
 from .session import get_tm_session, make_engine, make_session_factory, site_transaction
 
