@@ -3,6 +3,7 @@ plugins use ``storeplatform.api`` and nothing else."""
 import os
 
 from pyramid.config import Configurator
+from pyramid.tweens import INGRESS
 
 from .client import client_address, request_is_https
 from .plugins import make_plugin_manager
@@ -33,6 +34,7 @@ def make_config(global_config=None, *, plugins=(), environ=None, **settings):
     config.include(".queue")
     config.include(".store.views")
     _add_request_methods(config)
+    config.add_tween("storeplatform.client.forwarded_scheme_tween_factory", under=INGRESS)
     add_error_views(config)
     config.commit()
     # Plugins configure on top of a committed host, as Kinto does.
@@ -46,7 +48,7 @@ def _add_request_methods(config):
     # Not reified: site_options is cached per transaction and renewed when an option is set.
     config.add_request_method(lambda request: site_options(request.db), "site_options", property=True)
     config.add_request_method(client_address, "client_address", reify=True)
-    config.add_request_method(request_is_https, "is_https", reify=True)
+    config.add_request_method(request_is_https, "is_https", property=True)
 
 
 def make_app(config):

@@ -1,28 +1,58 @@
 """Where a request comes from: the client's address and scheme, believing ``X-Forwarded-*``
-headers only from the addresses in ``storeplatform.trusted_proxies``."""
+headers only from the proxies in ``storeplatform.trusted_proxies`` (addresses or networks)."""
+import ipaddress
 
 
-def _trusted(request):
-    return request.registry.settings["storeplatform.parsed"]["trusted_proxies"]
+def parse_trusted_proxies(text):
+    """Addresses and networks (``10.0.0.5``, ``10.0.0.0/8``, ``::1``), space or comma separated;
+    ValueError naming a bad one."""
+    networks = []
+    for item in text.replace(",", " ").split():
+        try:
+            networks.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise ValueError(f"storeplatform.trusted_proxies: {item!r} is not an IP address or network")
+    return tuple(networks)
+
+
+def is_trusted(request, address):
+    networks = request.registry.settings["storeplatform.parsed"]["trusted_proxies"]
+    if not networks or not address:
+        return False
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in networks)
 
 
 def client_address(request):
-    """The caller's address; behind a trusted proxy, the last X-Forwarded-For hop that is
-    not itself a trusted proxy (the earlier hops are whatever the client wrote)."""
-    trusted = _trusted(request)
+    """The caller's address; behind a trusted proxy, the right-most X-Forwarded-For hop that is
+    not itself a trusted proxy (the hops left of it are whatever the client wrote)."""
     address = request.remote_addr or "unknown"
-    if address in trusted:
-        hops = [h.strip() for h in request.headers.get("X-Forwarded-For", "").split(",") if h.strip()]
-        while hops and hops[-1] in trusted:
+    if is_trusted(request, address):
+        hops = [h.strip() for h in ",".join(request.headers.getall("X-Forwarded-For")).split(",") if h.strip()]
+        while hops and is_trusted(request, hops[-1]):
             hops.pop()
         if hops:
             address = hops[-1]
     return address[:64]
 
 
+def forwarded_scheme_tween_factory(handler, registry):
+    """Behind a trusted proxy, the request's scheme is the one the client used
+    (``X-Forwarded-Proto``), so that HTTPS-only checks and every URL the site writes agree."""
+
+    def forwarded_scheme_tween(request):
+        proto = request.headers.get("X-Forwarded-Proto")
+        if proto and is_trusted(request, request.remote_addr):
+            proto = proto.split(",")[0].strip().lower()
+            if proto in ("http", "https"):
+                request.scheme = proto
+        return handler(request)
+
+    return forwarded_scheme_tween
+
+
 def request_is_https(request):
-    if request.remote_addr in _trusted(request):
-        forwarded = request.headers.get("X-Forwarded-Proto", "").split(",")[0].strip().lower()
-        if forwarded:
-            return forwarded == "https"
     return request.scheme == "https"

@@ -5,6 +5,8 @@ from pathlib import Path
 
 from pyramid.settings import asbool, aslist
 
+from .client import parse_trusted_proxies
+
 ENV_OVERRIDES = {
     "STOREPLATFORM_DATABASE_URL": "sqlalchemy.url",
     "STOREPLATFORM_HUEY_URL": "huey.url",
@@ -53,10 +55,14 @@ def normalize(settings, environ):
     if not result["storeplatform.secret"]:
         result["storeplatform.secret"] = _development_secret(result)
     _make_sqlite_dirs(result)
+    try:
+        trusted_proxies = parse_trusted_proxies(result["storeplatform.trusted_proxies"])
+    except ValueError as exc:
+        raise SettingsError(str(exc))
     result["storeplatform.parsed"] = {
         "plugins": aslist(result["storeplatform.plugins"]),
         "allow_http_consumer_keys": asbool(result["storeplatform.allow_http_consumer_keys"]),
-        "trusted_proxies": set(aslist(result["storeplatform.trusted_proxies"])),
+        "trusted_proxies": trusted_proxies,
         "embedded_consumer": asbool(result["huey.embedded_consumer"]),
         "jwt_lifetime": int(result["storeplatform.jwt_lifetime"]),
         "session_lifetime": int(result["storeplatform.session_lifetime"]),

@@ -29,12 +29,19 @@ def make_engine(settings):
 
 def _sqlite_pragmas(dbapi_connection, connection_record):
     dbapi_connection.isolation_level = None
+    # SQLite's lower() (and so ILIKE) folds ASCII only; PostgreSQL folds every letter. Python's
+    # lower() makes "ÅRHUS" find "Århus" on both.
+    dbapi_connection.create_function("lower", 1, _lower, deterministic=True)
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA busy_timeout=30000")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+
+
+def _lower(value):
+    return value.lower() if isinstance(value, str) else value
 
 
 def _sqlite_begin(conn):
