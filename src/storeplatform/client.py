@@ -31,7 +31,7 @@ def client_address(request):
     not itself a trusted proxy (the hops left of it are whatever the client wrote)."""
     address = request.remote_addr or "unknown"
     if is_trusted(request, address):
-        hops = [h.strip() for h in ",".join(request.headers.getall("X-Forwarded-For")).split(",") if h.strip()]
+        hops = [h.strip() for h in request.headers.get("X-Forwarded-For", "").split(",") if h.strip()]
         while hops and is_trusted(request, hops[-1]):
             hops.pop()
         if hops:

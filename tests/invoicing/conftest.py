@@ -30,7 +30,7 @@ class Shop:
 
     def products(self):
         if self._products is None:
-            from storeplatform.store.models import Product
+            from storeplatform.api import Product
 
             with self.site.session() as s:
                 items = [Product(name="Desk lamp", regular_price=Decimal("39.90"), meta={}),
@@ -112,7 +112,7 @@ def pdf_fonts(data):
 
 
 def write_ini(path, site, **extra):
-    settings = site.registry.settings
+    settings = site.settings
     lines = ["[app:main]", "use = egg:storeplatform",
              f"sqlalchemy.url = {settings['sqlalchemy.url']}",
              f"huey.url = {settings['huey.url']}",

@@ -2,7 +2,7 @@
 order's status changes, and bulk regeneration from the command line."""
 from sqlalchemy import select
 
-from storeplatform.testing import assert_error, queue_url, running_worker, wait_for
+from storeplatform.testing import assert_error, queue_url, wait_for
 
 from .conftest import run_cli, write_ini
 
@@ -15,7 +15,7 @@ def test_status_change_numbers_now_and_renders_in_the_worker(make_shop, tmp_path
     [(order_id, doc_type, number, display, generated)] = shop.documents()
     assert (order_id, doc_type, number, generated) == (order["id"], "invoice", 1, None)
     assert_error(shop.meta(order["id"], status=404), 404, "invoicing_document_not_found")
-    with running_worker(shop.registry, workers=1):
+    with shop.worker(workers=1):
         wait_for(lambda: shop.documents()[0][4] is not None)
     meta = shop.meta(order["id"]).json
     assert meta["display_number"] == display and meta["file_size"] > 1000
@@ -26,9 +26,7 @@ def test_sweep_renders_documents_whose_hand_off_was_lost(shop):
 
     from sqlalchemy import update
 
-    from storeplatform.db.types import utcnow
-    from storeplatform.queue import run_in_transaction
-    from storeplatform_invoicing.documents import sweep_pending_task
+    from storeplatform.api import utcnow
     from storeplatform_invoicing.models import Document
 
     order = shop.order("pending")
@@ -37,7 +35,7 @@ def test_sweep_renders_documents_whose_hand_off_was_lost(shop):
         s.execute(update(Document).values(generated_at=None, pdf=None, file_size=0,
                                           created_at=utcnow() - timedelta(minutes=10)))
     assert_error(shop.meta(order["id"], status=404), 404, "invoicing_document_not_found")
-    run_in_transaction(shop.registry, sweep_pending_task)  # memory:// queue: runs after commit
+    shop.run_task("invoicing.sweep_pending")  # memory:// queue: the render runs after commit
     assert shop.meta(order["id"]).json["invoice_number"] == 1
 
 
@@ -55,7 +53,7 @@ def test_bulk_regenerate_with_a_worker(make_shop, tmp_path):
     cancelled = shop.order("cancelled")
     shop.set_status(orders[0]["id"], "processing")  # its render task waits in the queue too
     ini = write_ini(tmp_path / "site.ini", shop.site)
-    with running_worker(shop.registry, workers=2):
+    with shop.worker(workers=2):
         proc = run_cli(ini, "invoicing", "regenerate")
         assert proc.returncode == 0, proc.stderr
         assert "[" + "#" * 30 + "] 12/12 (100%)" in proc.stderr
@@ -71,7 +69,7 @@ def test_bulk_regenerate_with_a_worker(make_shop, tmp_path):
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.strip() == "job 2: 11 of 11 orders regenerated, 0 failed"
         assert {d[0]: d[3] for d in shop.documents()} == first_numbers
-    assert len(shop.registry["queue.huey"]) == 0
+    assert shop.queued() == 0
 
 
 def test_bulk_by_ids_force_type_and_no_wait(make_shop, tmp_path):
@@ -85,7 +83,7 @@ def test_bulk_by_ids_force_type_and_no_wait(make_shop, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "job 1: 2 orders enqueued"
     assert shop.documents() == []  # nothing done until a worker runs
-    with running_worker(shop.registry, workers=1):
+    with shop.worker(workers=1):
         wait_for(lambda: all(item.done for item in _job_items(shop)))
     assert sorted((d[0], d[1], d[2]) for d in shop.documents()) == [
         (first["id"], "packing-slip", 1), (second["id"], "packing-slip", 2)]
@@ -99,7 +97,7 @@ def test_bulk_records_orders_that_disappeared(make_shop, tmp_path):
     proc = run_cli(ini, "invoicing", "regenerate", "--no-wait")
     assert proc.returncode == 0, proc.stderr
     shop.app.delete(f"/api/store/v1/orders/{gone['id']}", headers=shop.headers_for("administrator"))
-    with running_worker(shop.registry, workers=1):
+    with shop.worker(workers=1):
         wait_for(lambda: all(item.done for item in _job_items(shop)))
     assert [(i.order_id, i.error) for i in _job_items(shop)] == [
         (keep["id"], None), (gone["id"], "the order no longer exists")]
@@ -124,7 +122,7 @@ def test_bulk_bad_input_is_one_clear_line(shop, tmp_path):
 def test_unreachable_queue_is_one_clear_line(shop, tmp_path):
     shop.order("pending")
     ini = write_ini(tmp_path / "site.ini", shop.site)
-    text = ini.read_text().replace(f"huey.url = {shop.registry.settings['huey.url']}",
+    text = ini.read_text().replace(f"huey.url = {shop.settings['huey.url']}",
                                    "huey.url = redis://127.0.0.1:9/0")
     ini.write_text(text)
     for extra in ([], ["--no-wait"]):

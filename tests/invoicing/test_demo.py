@@ -1,7 +1,7 @@
 """Demo data: a few orders with rendered documents, loaded once however often it runs."""
 from sqlalchemy import select
 
-from storeplatform.plugins import call_action
+from storeplatform.api import call_action
 
 from .conftest import pdf_text
 
@@ -9,10 +9,9 @@ from .conftest import pdf_text
 def test_demo_data_has_documents_and_is_idempotent(shop):
     from storeplatform_invoicing.models import Document
 
-    hook = shop.registry["plugins"].hook
     for _ in range(2):
         with shop.session() as s:
-            call_action(hook.storeplatform_demo_data, session=s)
+            call_action(shop.hooks.storeplatform_demo_data, session=s)
     with shop.session() as s:
         rows = s.execute(select(Document.document_type, Document.display_number, Document.pdf)
                          .order_by(Document.id)).all()

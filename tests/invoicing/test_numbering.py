@@ -3,13 +3,15 @@ orders are completed at the same moment over several connections."""
 import threading
 from datetime import datetime
 
-import transaction
+import pytest
 from sqlalchemy import select
 
-from storeplatform.db import get_tm_session
-from storeplatform.store.models import Order
-from storeplatform.store.orders import set_order_status
+from storeplatform.api import Order, set_order_status
 from storeplatform.testing import server_database_url
+
+
+class RollBack(Exception):
+    """Raised inside ``shop.session()`` to abort its transaction instead of committing it."""
 
 
 def test_numbers_are_sequential_per_type(shop):
@@ -59,12 +61,10 @@ def test_statuses_outside_the_option_create_nothing(shop):
 def test_a_rolled_back_transaction_gives_its_number_back(shop):
     first = shop.order("pending")
     second = shop.order("pending")
-    tm = transaction.TransactionManager(explicit=True)
-    tm.begin()
-    session = get_tm_session(shop.registry["db.session_factory"], tm, shop.registry)
-    set_order_status(session, session.get(Order, first["id"]), "completed")
-    assert shop_numbers(session) == [1]
-    tm.abort()
+    with pytest.raises(RollBack), shop.session() as session:
+        set_order_status(session, session.get(Order, first["id"]), "completed")
+        assert shop_numbers(session) == [1]
+        raise RollBack
     shop.set_status(second["id"], "completed")
     shop.set_status(first["id"], "completed")
     assert [(d[0], d[2]) for d in shop.documents()] == [(second["id"], 1), (first["id"], 2)]
@@ -88,23 +88,20 @@ def test_concurrent_completions_have_no_duplicates_and_no_gaps(shop):
     doomed = set(order_ids[::5])
 
     def complete(order_id):
-        tm = transaction.TransactionManager(explicit=True)
         try:
             if not on_server:  # SQLite takes the write lock at the first statement
                 barrier.wait(timeout=30)
-            tm.begin()
-            session = get_tm_session(shop.registry["db.session_factory"], tm, shop.registry)
-            order = session.get(Order, order_id)
-            if on_server:  # every transaction is open before any takes a number
-                barrier.wait(timeout=30)
-            set_order_status(session, order, "completed")
-            if order_id in doomed:
-                tm.abort()
-            else:
-                tm.commit()
+            with shop.session() as session:  # committed at the end, aborted by an exception
+                order = session.get(Order, order_id)
+                if on_server:  # every transaction is open before any takes a number
+                    barrier.wait(timeout=30)
+                set_order_status(session, order, "completed")
+                if order_id in doomed:
+                    raise RollBack
+        except RollBack:
+            pass
         except Exception as exc:  # reported by the assertion below
             errors.append(exc)
-            tm.abort()
 
     threads = [threading.Thread(target=complete, args=(oid,)) for oid in order_ids]
     for t in threads:
@@ -130,11 +127,9 @@ def test_concurrent_triggers_on_one_order_make_one_document(shop):
     def regenerate():
         from storeplatform_invoicing.documents import regenerate as regen
 
-        tm = transaction.TransactionManager(explicit=True)
         try:
             barrier.wait(timeout=30)
-            with tm:
-                session = get_tm_session(shop.registry["db.session_factory"], tm, shop.registry)
+            with shop.session() as session:
                 order = session.get(Order, order_id)
                 regen(session, order)
         except Exception as exc:

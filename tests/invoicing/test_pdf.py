@@ -43,7 +43,7 @@ def test_cyrillic_customer_and_money_format(shop):
 
 
 def test_twenty_line_items_all_appear(shop):
-    from storeplatform.store.models import Product
+    from storeplatform.api import Product
 
     with shop.session() as s:
         items = [Product(name=f"Item Ω{i:02d}", regular_price=f"{i}.05", meta={}) for i in range(1, 21)]

@@ -158,15 +158,8 @@ def test_anonymous_is_401_and_without_capability_403(shop, method, path):
 
 
 def _consumer_key_headers(shop, role):
-    from sqlalchemy import select
-
-    from storeplatform.auth.methods import new_consumer_key
-    from storeplatform.store.models import User
-
     shop.headers_for(role)  # makes the user
-    with shop.session() as s:
-        user = s.execute(select(User).where(User.login == role)).scalar_one()
-        key, secret = new_consumer_key(s, shop.registry.settings["storeplatform.secret"], user, "read_write")
+    key, secret = shop.consumer_key(role, "read_write")
     return {"Authorization": "Basic " + base64.b64encode(f"{key}:{secret}".encode()).decode()}
 
 

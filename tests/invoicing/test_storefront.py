@@ -121,13 +121,14 @@ def test_old_windows_are_purged(shop):
 
     from sqlalchemy import func, select
 
-    from storeplatform.queue import run_in_transaction
     from storeplatform_invoicing.models import RateWindow
-    from storeplatform_invoicing.storefront import count_attempt, purge_rate_windows_task
+    from storeplatform_invoicing.storefront import count_attempt
 
-    count_attempt(shop.engine, "192.0.2.1", now=time.time() - 3600)
-    count_attempt(shop.engine, "192.0.2.1")
-    run_in_transaction(shop.registry, purge_rate_windows_task)
+    with shop.session() as s:
+        count_attempt(s, "192.0.2.1", now=time.time() - 3600)
+    with shop.session() as s:
+        count_attempt(s, "192.0.2.1")
+    shop.run_task("invoicing.purge_rate_windows")
     with shop.session() as s:
         assert s.execute(select(func.count()).select_from(RateWindow)).scalar_one() == 1
 

@@ -3,7 +3,7 @@ from decimal import Decimal
 
 import pytest
 
-from storeplatform.store.models import Product
+from storeplatform.api import Product
 
 PC = "/api/pricecalc/v1"
 

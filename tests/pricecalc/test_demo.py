@@ -5,8 +5,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from storeplatform.plugins import call_action
-from storeplatform.store.models import Product
+from storeplatform.api import Product, call_action
 
 from storeplatform_pricecalc.models import Calculator
 
@@ -23,7 +22,7 @@ def test_demo_command_adds_calculator_products_once(pc, database, tmp_path):
     assert done.returncode == 0, done.stderr
     # Loading again adds nothing (in-process: a second CLI run would only repeat its start-up).
     with pc.site.session() as s:
-        call_action(pc.site.registry["plugins"].hook.storeplatform_demo_data, session=s)
+        call_action(pc.site.hooks.storeplatform_demo_data, session=s)
     with pc.site.session() as s:
         ids = {p.sku: p.id for p in s.execute(select(Product).where(Product.sku.like("DEMO-PC-%"))).scalars()}
     assert set(ids) == {"DEMO-PC-FLOOR", "DEMO-PC-FABRIC", "DEMO-PC-GRAVEL", "DEMO-PC-PAINT"}

@@ -12,11 +12,7 @@ import time
 
 from sqlalchemy import func, insert, select, update
 
-from storeplatform.cli import CliError, Parser
-from storeplatform.db import id_in_range
-from storeplatform.queue import enqueue_now
-from storeplatform.store.models import Order
-from storeplatform.store.orders import STATUSES
+from storeplatform.api import ORDER_STATUSES, CliError, Order, Parser, enqueue_now, id_in_range
 
 from .documents import UNBILLABLE_STATUSES, UnbillableOrder, regenerate
 from .models import DOCUMENT_TYPES, Job, JobItem
@@ -46,8 +42,8 @@ def _order_ids(args):
             raise CliError(f"ORDER_ID must be a positive integer, not {text!r}")
         ids.append(int(text))
     for status in args.status:
-        if status not in STATUSES:
-            raise CliError(f"unknown status {status!r} (statuses: {', '.join(STATUSES)})")
+        if status not in ORDER_STATUSES:
+            raise CliError(f"unknown status {status!r} (statuses: {', '.join(ORDER_STATUSES)})")
     return ids
 
 

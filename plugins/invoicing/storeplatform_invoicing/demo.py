@@ -3,8 +3,7 @@ from decimal import Decimal
 
 from sqlalchemy import select
 
-from storeplatform.store.models import Product
-from storeplatform.store.orders import create_order
+from storeplatform.api import Product, create_order
 
 from .documents import regenerate
 

@@ -1,12 +1,8 @@
 """Documents of orders: which type an order gets, creating, rendering and regenerating them,
-and the metadata the REST routes answer with."""
+and the tasks that render them off the request path. Nothing here knows about HTTP."""
 from sqlalchemy import select
 
-from storeplatform.db import get_by_id, id_in_range
-from storeplatform.db.types import utcnow
-from storeplatform.queue import enqueue_after_commit
-from storeplatform.store.models import Order
-from storeplatform.store.options import load_options, site_timezone
+from storeplatform.api import Order, enqueue_after_commit, id_in_range, site_options, utcnow
 
 from .models import Document
 from .numbering import ensure_document
@@ -14,13 +10,16 @@ from .options import auto_statuses
 from .pdf import render_pdf
 
 UNBILLABLE_STATUSES = ("cancelled", "failed")
-# Order ids are 32-bit integer columns: a larger id names no order (and PostgreSQL would
-# refuse to compare it).
 RENDER_TASK = "invoicing.render_document"
 
 
 class UnbillableOrder(Exception):
-    """The order is cancelled or failed and no type was forced."""
+    """The order is cancelled or failed and no type was forced (a domain error: the REST
+    routes answer it through errors.order_not_billable, the bulk job records it)."""
+
+    def __init__(self, status):
+        super().__init__(status)
+        self.status = status
 
 
 def resolve_type(session, order, force_type=None):
@@ -32,7 +31,7 @@ def resolve_type(session, order, force_type=None):
         raise UnbillableOrder(order.status)
     if order.status == "refunded":
         return "credit-note"
-    return load_options(session)["invoicing.default_type"]
+    return site_options(session)["invoicing.default_type"]
 
 
 def render_into(session, order, document):
@@ -91,6 +90,8 @@ def current_document(session, order_id, with_pdf=False):
     None when it has no PDF yet; order None when it does not exist."""
     from sqlalchemy.orm import lazyload, undefer
 
+    # Order ids are 32-bit integer columns: a larger id names no order (and PostgreSQL would
+    # refuse to compare it).
     if not id_in_range(order_id):
         return None, None
     loads = [lazyload(Order.line_items)] + ([undefer(Document.pdf)] if with_pdf else [])
@@ -103,29 +104,3 @@ def current_document(session, order_id, with_pdf=False):
     if row is None:
         return None, None
     return row[0], row[1]
-
-
-def load_order(session, order_id):
-    return get_by_id(session, Order, order_id)
-
-
-def metadata(request, order, document):
-    prefix = request.registry.settings["storeplatform.rest_prefix"]
-    base = request.application_url
-    tz = site_timezone(request.db)
-    return {
-        "order_id": order.id,
-        "document_type": document.document_type,
-        "invoice_number": document.invoice_number,
-        "display_number": document.display_number,
-        "generated_date": document.generated_at.astimezone(tz).isoformat(timespec="seconds"),
-        "file_size": document.file_size,
-        "pdf_url": download_url(base, order),
-        "regenerate_url": f"{base}{prefix}/invoicing/v1/documents/{order.id}/regenerate",
-    }
-
-
-def download_url(base_url, order):
-    from urllib.parse import urlencode
-
-    return f"{base_url}/?" + urlencode({"invoicing_download": order.id, "key": order.order_key})

@@ -1,12 +1,25 @@
 """Tables of the invoicing plugin: documents (with their PDF bytes), number counters,
-bulk jobs and the download rate-limit windows."""
+bulk jobs and the download rate-limit windows; and the INSERT that creates a counter or a
+window on first use (each database spells ON CONFLICT with its own construct)."""
 from sqlalchemy import (Boolean, ForeignKey, Index, Integer, LargeBinary, String, Text, UniqueConstraint)
 from sqlalchemy.orm import Mapped, deferred, mapped_column
 
-from storeplatform.db import Base
-from storeplatform.db.types import UTCDateTime, utcnow
+from storeplatform.api import Base, UTCDateTime, utcnow
 
 DOCUMENT_TYPES = ("invoice", "receipt", "credit-note", "packing-slip")
+
+
+def upsert_insert(session):
+    """The ``insert`` of the session's database, which has ``on_conflict_do_nothing`` and
+    ``on_conflict_do_update`` (counters and rate windows are created by their first use)."""
+    dialect = session.get_bind().dialect.name
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    elif dialect == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert
+    else:  # pragma: no cover - only the two supported backends
+        raise RuntimeError(f"unsupported database {dialect}")
+    return insert
 
 
 class Document(Base):

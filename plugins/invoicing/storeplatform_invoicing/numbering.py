@@ -5,10 +5,9 @@ so they have no gaps."""
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
-from storeplatform.db.types import utcnow
-from storeplatform.store.options import load_options, site_timezone
+from storeplatform.api import site_options, site_timezone, utcnow
 
-from .models import Counter, Document
+from .models import Counter, Document, upsert_insert
 from .options import PREFIX_OPTIONS
 
 
@@ -19,13 +18,7 @@ def display_number(options, document_type, year, number):
 
 
 def _insert_counter(session, document_type, year):
-    dialect = session.get_bind().dialect.name
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    elif dialect == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert
-    else:  # pragma: no cover - only the two supported backends
-        raise RuntimeError(f"unsupported database {dialect}")
+    insert = upsert_insert(session)
     session.execute(insert(Counter).values(document_type=document_type, year=year, last_number=0)
                     .on_conflict_do_nothing(index_elements=["document_type", "year"]))
 
@@ -53,7 +46,7 @@ def ensure_document(session, order, document_type):
         return existing
     now = utcnow()
     year = now.astimezone(site_timezone(session)).year
-    options = load_options(session)
+    options = site_options(session)
     savepoint = session.begin_nested()
     try:
         number = next_number(session, document_type, year)

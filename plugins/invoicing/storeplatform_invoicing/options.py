@@ -1,5 +1,5 @@
 """Site options of the invoicing plugin."""
-from storeplatform.store.options import OptionSpec, load_options
+from storeplatform.api import OptionSpec, site_options
 
 SECTION = "invoicing"
 DEFAULT_AUTO_STATUSES = "processing completed refunded"
@@ -34,9 +34,5 @@ def option_specs():
 
 
 def auto_statuses(session):
-    text = load_options(session)["invoicing.auto_statuses"]
+    text = site_options(session)["invoicing.auto_statuses"]
     return {s for s in text.replace(",", " ").split() if s}
-
-
-def is_rest_enabled(session):
-    return bool(load_options(session)["invoicing.rest_api_enabled"])

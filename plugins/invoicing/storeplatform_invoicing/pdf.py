@@ -10,8 +10,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
-from storeplatform.store.money import CURRENCY_SYMBOLS, currency_format, format_money
-from storeplatform.store.options import load_options, site_timezone
+from storeplatform.api import CURRENCY_SYMBOLS, currency_format, format_money, site_options, site_timezone
 
 from .fonts import bundled_fonts, markup, site_font
 
@@ -41,7 +40,7 @@ def money_format_for(session, currency):
 
 def render_pdf(session, order, document, generated_at):
     """The PDF bytes of ``document`` for ``order`` as the order is now."""
-    options = load_options(session)
+    options = site_options(session)
     tz = site_timezone(session)
     fmt = money_format_for(session, order.currency)
     with _render_lock:

@@ -1,10 +1,7 @@
 """Hook implementations of the invoicing plugin (the entry point)."""
 from pathlib import Path
 
-from huey import crontab
-
-from storeplatform.hookspecs import hookimpl
-from storeplatform.queue import Periodic
+from storeplatform.api import Periodic, crontab, hookimpl
 
 
 @hookimpl
@@ -22,8 +19,14 @@ def storeplatform_site_options():
 @hookimpl
 def storeplatform_includeme(config):
     from . import storefront, views
+    from .documents import UnbillableOrder
+    from .errors import order_not_billable
 
-    views.includeme(config)
+    config.add_rest_namespace(
+        views.NAMESPACE, guard=views.rest_guard, index_permission="manage_shop",
+        description="PDF documents (invoice, receipt, credit note, packing slip) of store orders.")
+    config.add_rest_services(views)
+    config.add_error_translation(UnbillableOrder, order_not_billable)
     storefront.includeme(config)
 
 

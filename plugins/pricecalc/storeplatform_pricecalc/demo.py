@@ -4,10 +4,12 @@ from decimal import Decimal
 
 from sqlalchemy import select
 
-from storeplatform.store.models import Product
+from storeplatform.api import Product
 
-from .configuration import clean, merge
+from .merge import merge
 from .models import Calculator
+from .readmodel import store
+from .validation import clean
 
 DEMO = [
     ("Oak flooring", "DEMO-PC-FLOOR", "5.99", {
@@ -57,9 +59,7 @@ def load_demo(session):
         product = Product(name=name, sku=sku, regular_price=Decimal(price), meta={})
         session.add(product)
         session.flush()
-        config = clean(merge(None, body), body)
-        session.add(Calculator(product_id=product.id, calculator_type=config["calculator_type"],
-                               enabled=config["enabled"], settings=config["settings"],
-                               variables=config["variables"], formula=config["formula"],
-                               pricing_rules=config["pricing_rules"], conditions=config["conditions"]))
+        calc = Calculator(product_id=product.id)
+        store(calc, clean(merge(None, body)))
+        session.add(calc)
     session.flush()

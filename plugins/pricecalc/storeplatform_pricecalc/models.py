@@ -1,14 +1,13 @@
 """The plugin's table: one calculator configuration per product (or variation).
 
 The configuration is kept as JSON beside the product id: /calculate reads it together with
-the product in one query, and the shapes are checked by ``configuration.validate`` before
+the product in one query, and the values are checked by ``validation.clean`` before
 anything is stored.
 """
 from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from storeplatform.db import Base
-from storeplatform.db.types import UTCDateTime, utcnow
+from storeplatform.api import Base, UTCDateTime, utcnow
 
 
 class Calculator(Base):

@@ -1,7 +1,7 @@
 """Hook implementations of the pricecalc plugin (the entry point)."""
 from pathlib import Path
 
-from storeplatform.hookspecs import hookimpl
+from storeplatform.api import hookimpl
 
 from . import models  # noqa: F401  (the tables join the shared metadata for migrations)
 
@@ -13,9 +13,15 @@ def storeplatform_migration_locations():
 
 @hookimpl
 def storeplatform_includeme(config):
-    from .views import includeme
+    from . import errors, views
+    from .pricing import MeasurementError, MissingMeasurements
 
-    includeme(config)
+    config.add_rest_namespace(
+        views.NAMESPACE, unauthenticated_code=errors.UNAUTHORIZED.code, forbidden_code=errors.FORBIDDEN.code,
+        description="Measurement price calculator: prices from measurements, calculator settings, units.")
+    config.add_rest_services(views)
+    config.add_error_translation(MissingMeasurements, errors.missing_measurements)
+    config.add_error_translation(MeasurementError, errors.invalid_measurement)
 
 
 @hookimpl

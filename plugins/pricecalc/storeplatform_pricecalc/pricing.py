@@ -16,12 +16,10 @@ Arithmetic (all Decimal, half-up rounding):
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 
-from storeplatform.rest import RestError, parse_decimal
-from storeplatform.store.money import format_money, round_money
-from storeplatform.store.products import current_price
+from storeplatform.api import current_price, format_money, parse_decimal, round_money
 
 from . import formula as formulas
-from .configuration import pricing_unit_of, resolve_fields
+from .readmodel import pricing_unit_of, resolve_fields
 from .units import from_si, to_si
 
 FOUR_PLACES = Decimal("0.0001")
@@ -35,22 +33,33 @@ def round4(value):
     return value.quantize(FOUR_PLACES, rounding=ROUND_HALF_UP)
 
 
-def invalid_measurement(params, message=None):
-    field = next(iter(params))
-    return RestError(400, "invalid_measurement", message or f"Invalid measurement {field}: {params[field]}",
-                     field=field, params=params)
+class MissingMeasurements(ValueError):
+    """Inputs of the calculator that the measurements lack (``fields``, by name)."""
+
+    def __init__(self, fields):
+        self.fields = list(fields)
+        super().__init__("Missing measurement(s): " + ", ".join(self.fields) + ".")
+
+
+class MeasurementError(ValueError):
+    """Measurements that cannot be priced: ``params`` maps each bad input (or ``measurements``,
+    ``formula``) to why; ``field`` is the first of them."""
+
+    def __init__(self, params):
+        self.params = dict(params)
+        self.field = next(iter(self.params))
+        super().__init__(f"Invalid measurement {self.field}: {self.params[self.field]}")
 
 
 def read_measurements(fields, measurements):
-    """The checked Decimal value of each input; missing_measurements / invalid_measurement."""
+    """The checked Decimal value of each input; MissingMeasurements / MeasurementError."""
     if measurements is None:
         measurements = {}
     if not isinstance(measurements, dict):
-        raise invalid_measurement({"measurements": "must be an object of input name -> number"})
+        raise MeasurementError({"measurements": "must be an object of input name -> number"})
     missing = [f.name for f in fields if measurements.get(f.name) is None or measurements.get(f.name) == ""]
     if missing:
-        raise RestError(400, "missing_measurements", "Missing measurement(s): " + ", ".join(missing) + ".",
-                        fields=missing, params={name: "required" for name in missing})
+        raise MissingMeasurements(missing)
     values = {}
     errors = {}
     for f in fields:
@@ -63,7 +72,7 @@ def read_measurements(fields, measurements):
         if key not in names:
             errors[key] = "not an input of this calculator (inputs: " + ", ".join(sorted(names)) + ")"
     if errors:
-        raise invalid_measurement(errors)
+        raise MeasurementError(errors)
     return values
 
 
@@ -98,9 +107,9 @@ def measure(ctype, settings, fields, values, variables, formula_text):
             try:
                 result = formulas.evaluate(formula_text, names)
             except formulas.EvaluationError as exc:
-                raise invalid_measurement({"formula": f"cannot be evaluated for these measurements: {exc}"})
+                raise MeasurementError({"formula": f"cannot be evaluated for these measurements: {exc}"})
             if result < 0:
-                raise invalid_measurement({"formula": "gives a negative measurement for these measurements"})
+                raise MeasurementError({"formula": "gives a negative measurement for these measurements"})
             return round4(result)
         si = {f.name: to_si(values[f.name], f.unit) for f in fields}
         if ctype == "area":

@@ -33,7 +33,8 @@ class Service:
     def __init__(self, namespace, path, *, name=None, description=""):
         self.namespace = namespace
         self.path = path
-        self.name = name or f"{namespace}:{path}"
+        # Route names are ``<namespace>:<name>`` (unique across the site).
+        self.name = f"{namespace}:{name or path}"
         self.description = description
         self.views = []
 

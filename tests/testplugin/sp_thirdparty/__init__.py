@@ -1,31 +1,29 @@
 """A third-party plugin: a route in another distribution's namespace, and host hooks."""
-import pluggy
-
-from storeplatform.hookspecs import hookimpl
-from storeplatform.rest import namespace
-from storeplatform.store.options import OptionSpec, set_option
+from storeplatform.api import OptionSpec, Service, hookimpl, plugin_enabled, set_option, site_options
 
 # Hooks of plugins that may be absent are optional: no error when their spec is missing.
-optional = pluggy.HookimplMarker("storeplatform")(optionalhook=True)
+optional = hookimpl(optionalhook=True)
+
+ping = Service("store/v1", "/thirdparty/ping", name="thirdparty-ping", description="Answers pong (third-party route).")
+# A route in the events namespace, added only when the events plugin is enabled.
+speakers = Service("events/v1", "/speakers", name="thirdparty-speakers", description="Speakers (third-party route).")
+
+
+@ping.get()
+def get_ping(request):
+    return {"pong": True}
+
+
+@speakers.get()
+def get_speakers(request):
+    return [{"id": 1, "name": "Ada Lovelace"}, {"id": 2, "name": "Grace Hopper"}]
 
 
 @hookimpl
 def storeplatform_includeme(config):
-    ns = namespace(config, "store/v1")
-    ping = ns.service(config, "thirdparty-ping", "/thirdparty/ping", "Answers pong (third-party route).")
-
-    @ping.get()
-    def get_ping(request):
-        return {"pong": True}
-
-    # A route in the events namespace, only when the events plugin is enabled.
-    if config.registry["plugins"].has_plugin("events"):
-        events = namespace(config, "events/v1")
-        speakers = events.service(config, "thirdparty-speakers", "/speakers", "Speakers (third-party route).")
-
-        @speakers.get()
-        def get_speakers(request):
-            return [{"id": 1, "name": "Ada Lovelace"}, {"id": 2, "name": "Grace Hopper"}]
+    config.add_rest_services(ping)
+    if plugin_enabled(config.registry, "events"):
+        config.add_rest_services(speakers)
 
 
 @hookimpl
@@ -38,9 +36,7 @@ def storeplatform_order_status_changed(order, old_status, new_status):
     from sqlalchemy.orm import object_session
 
     session = object_session(order)
-    from storeplatform.store.options import get_option
-
-    seen = get_option(session, "thirdparty.last_status_change")
+    seen = site_options(session)["thirdparty.last_status_change"]
     entry = f"{order.id}:{old_status}->{new_status}"
     set_option(session, "thirdparty.last_status_change", (seen + " " + entry).strip())
 

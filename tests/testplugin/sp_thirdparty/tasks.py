@@ -1,16 +1,39 @@
 """A second third-party plugin: background tasks enqueued after commit, for the queue tests."""
-from storeplatform.hookspecs import hookimpl
-from storeplatform.queue import enqueue_after_commit
-from storeplatform.rest import RestError, StrictBoolean, namespace
-from storeplatform.store.models import Post
-from storeplatform.store.options import OptionSpec, set_option
-
 import colander
+from sqlalchemy import select
+
+from storeplatform.api import (ErrorCode, Identity, OptionSpec, Post, Service, StrictBoolean, User,
+                               enqueue_after_commit, hookimpl, set_option)
+
+# This plugin's error catalogue.
+FAILED = ErrorCode(409, "thirdparty_failed", "Failed after enqueueing: nothing may be sent.")
+BAD_TOKEN = ErrorCode(401, "thirdparty_bad_token", "The test token is wrong.")
 
 
 class JobBody(colander.MappingSchema):
     value = colander.SchemaNode(colander.String())
     fail = colander.SchemaNode(StrictBoolean(), missing=False)
+
+
+jobs = Service("store/v1", "/thirdparty/jobs", name="thirdparty-jobs", description="Enqueues a task after commit.")
+# In a namespace of this plugin's own, whose index needs manage_options (see includeme).
+secret = Service("private/v1", "/secret", name="private-secret", description="A route of the private namespace.")
+
+
+@jobs.post(body=JobBody())
+def post_job(request):
+    value = request.validated["value"]
+    set_option(request.db, "thirdparty_tasks.requested", value)
+    enqueue_after_commit(request.db, "thirdparty_tasks.record", value)
+    if request.validated["fail"]:
+        raise FAILED()
+    request.response.status = 202
+    return {"queued": value}
+
+
+@secret.get(permission="manage_options")
+def get_secret(request):
+    return {"secret": True}
 
 
 def record(ctx, value):
@@ -20,8 +43,6 @@ def record(ctx, value):
 
 def recorded(session):
     """The values recorded by tasks, in the order they ran."""
-    from sqlalchemy import select
-
     stmt = select(Post.title).where(Post.post_type == "thirdparty_log").order_by(Post.id)
     return list(session.execute(stmt).scalars())
 
@@ -38,26 +59,10 @@ def storeplatform_site_options():
 
 @hookimpl
 def storeplatform_includeme(config):
-    ns = namespace(config, "store/v1")
-    jobs = ns.service(config, "thirdparty-jobs", "/thirdparty/jobs", "Enqueues a task after commit.")
-
-    @jobs.post(body=JobBody())
-    def post_job(request):
-        value = request.validated["value"]
-        set_option(request.db, "thirdparty_tasks.requested", value)
-        enqueue_after_commit(request.db, "thirdparty_tasks.record", value)
-        if request.validated["fail"]:
-            raise RestError(409, "thirdparty_failed", "Failed after enqueueing: nothing may be sent.")
-        request.response.status = 202
-        return {"queued": value}
-
-    private = namespace(config, "private/v1").configure(index_permission="manage_options",
-                                                        description="A namespace whose index needs manage_options.")
-    secret = private.service(config, "private-secret", "/secret", "A route of the private namespace.")
-
-    @secret.get(permission="manage_options")
-    def get_secret(request):
-        return {"secret": True}
+    config.add_rest_services(jobs)
+    config.add_rest_namespace("private/v1", index_permission="manage_options",
+                              description="A namespace whose index needs manage_options.")
+    config.add_rest_services(secret)
 
 
 @hookimpl
@@ -66,15 +71,10 @@ def storeplatform_authenticate(request):
     token = request.headers.get("X-Test-Token")
     if token is None:
         return None
-    from sqlalchemy import select
-
-    from storeplatform.auth import Identity
-    from storeplatform.store.models import User
-
     login = token.removeprefix("let-me-in:")
     user = request.db.execute(select(User).where(User.login == login)).scalar_one_or_none()
     if not token.startswith("let-me-in:") or user is None:
-        raise RestError(401, "thirdparty_bad_token", "The test token is wrong.")
+        raise BAD_TOKEN()
     return Identity(user, "thirdparty_token")
 
 

@@ -6,7 +6,7 @@ Create Date: 2026-11-22
 """
 from alembic import op
 import sqlalchemy as sa
-import storeplatform.db.types
+from storeplatform.api import UTCDateTime
 
 
 revision = 'inv0001'
@@ -25,7 +25,7 @@ def upgrade():
     )
     op.create_table('invoicing_jobs',
     sa.Column('id', sa.Integer(), nullable=False),
-    sa.Column('created_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('created_at', UTCDateTime(timezone=True), nullable=False),
     sa.Column('force_type', sa.String(length=20), nullable=True),
     sa.Column('total', sa.Integer(), nullable=False),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_invoicing_jobs'))
@@ -54,8 +54,8 @@ def upgrade():
     sa.Column('year', sa.Integer(), nullable=False),
     sa.Column('invoice_number', sa.Integer(), nullable=False),
     sa.Column('display_number', sa.String(length=80), nullable=False),
-    sa.Column('created_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
-    sa.Column('generated_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=True),
+    sa.Column('created_at', UTCDateTime(timezone=True), nullable=False),
+    sa.Column('generated_at', UTCDateTime(timezone=True), nullable=True),
     sa.Column('file_size', sa.Integer(), nullable=False),
     sa.Column('pdf', sa.LargeBinary(), nullable=True),
     sa.ForeignKeyConstraint(['order_id'], ['orders.id'], name=op.f('fk_invoicing_documents_order_id_orders'), ondelete='CASCADE'),

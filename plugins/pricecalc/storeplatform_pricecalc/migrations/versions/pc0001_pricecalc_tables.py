@@ -6,7 +6,7 @@ Create Date: 2026-11-22 03:14:33.045480
 """
 from alembic import op
 import sqlalchemy as sa
-import storeplatform.db.types
+from storeplatform.api import UTCDateTime
 
 
 revision = 'pc0001'
@@ -27,8 +27,8 @@ def upgrade():
     sa.Column('formula', sa.Text(), nullable=False),
     sa.Column('pricing_rules', sa.JSON(), nullable=False),
     sa.Column('conditions', sa.JSON(), nullable=False),
-    sa.Column('created_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
-    sa.Column('modified_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('created_at', UTCDateTime(timezone=True), nullable=False),
+    sa.Column('modified_at', UTCDateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['product_id'], ['products.id'], name=op.f('fk_pricecalc_calculators_product_id_products'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_pricecalc_calculators')),
     sa.UniqueConstraint('product_id', name=op.f('uq_pricecalc_calculators_product_id'))
