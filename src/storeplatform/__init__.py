@@ -3,7 +3,7 @@ plugins use ``storeplatform.api`` and nothing else."""
 import os
 
 from pyramid.config import Configurator
-from pyramid.tweens import INGRESS
+from pyramid.tweens import EXCVIEW
 
 from .client import client_address, request_is_https
 from .plugins import make_plugin_manager
@@ -34,7 +34,7 @@ def make_config(global_config=None, *, plugins=(), environ=None, **settings):
     config.include(".queue")
     config.include(".store.views")
     _add_request_methods(config)
-    config.add_tween("storeplatform.client.forwarded_scheme_tween_factory", under=INGRESS)
+    config.add_tween("storeplatform.client.ingress_tween_factory", under=EXCVIEW)
     add_error_views(config)
     config.commit()
     # Plugins configure on top of a committed host, as Kinto does.

@@ -2,6 +2,8 @@
 headers only from the proxies in ``storeplatform.trusted_proxies`` (addresses or networks)."""
 import ipaddress
 
+from .errors import INVALID_URL
+
 
 def parse_trusted_proxies(text):
     """Addresses and networks (``10.0.0.5``, ``10.0.0.0/8``, ``::1``), space or comma separated;
@@ -39,11 +41,17 @@ def client_address(request):
     return address[:64]
 
 
-def forwarded_scheme_tween_factory(handler, registry):
-    """Behind a trusted proxy, the request's scheme is the one the client used
-    (``X-Forwarded-Proto``), so that HTTPS-only checks and every URL the site writes agree."""
+def ingress_tween_factory(handler, registry):
+    """Before anything reads the request: a query string that is not UTF-8 is refused on every
+    page (a view or a route predicate reading it would fail), and behind a trusted proxy the
+    request's scheme is the one the client used (``X-Forwarded-Proto``), so that HTTPS-only
+    checks and every URL the site writes agree."""
 
-    def forwarded_scheme_tween(request):
+    def ingress_tween(request):
+        try:
+            request.GET
+        except UnicodeDecodeError:
+            raise INVALID_URL("The query string is not valid UTF-8.")
         proto = request.headers.get("X-Forwarded-Proto")
         if proto and is_trusted(request, request.remote_addr):
             proto = proto.split(",")[0].strip().lower()
@@ -51,7 +59,7 @@ def forwarded_scheme_tween_factory(handler, registry):
                 request.scheme = proto
         return handler(request)
 
-    return forwarded_scheme_tween
+    return ingress_tween
 
 
 def request_is_https(request):

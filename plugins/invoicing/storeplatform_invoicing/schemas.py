@@ -1,12 +1,14 @@
 """Colander schemas of the REST routes (they validate requests and describe the index)."""
 import colander
 
+from storeplatform.api import StrictString
+
 from .models import DOCUMENT_TYPES
 
 
 class RegenerateBody(colander.MappingSchema):
     force_type = colander.SchemaNode(
-        colander.String(allow_empty=True), missing=colander.drop, validator=colander.OneOf(DOCUMENT_TYPES),
+        StrictString(), missing=colander.drop, validator=colander.OneOf(DOCUMENT_TYPES),
         description="Document type to make instead of the automatically resolved one.")
 
 

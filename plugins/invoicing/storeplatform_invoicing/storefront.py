@@ -44,7 +44,8 @@ def download_view(request):
         raise TOO_MANY_REQUESTS(headers={"Retry-After": str(retry_after)}, retry_after=retry_after)
     order_text = request.GET.get("invoicing_download", "").strip()
     key = request.GET.get("key", "")
-    order_id = int(order_text) if order_text.isdigit() and len(order_text) <= 18 else None
+    # ASCII digits only: "²" or "٣" are digits to str.isdigit, not order ids.
+    order_id = int(order_text) if order_text.isascii() and order_text.isdigit() and len(order_text) <= 18 else None
     order, document = current_document(request.db, order_id, with_pdf=True) if order_id is not None else (None, None)
     # Compare in constant time even when the order is unknown, so timing does not tell.
     expected = order.order_key if order is not None else DUMMY_KEY

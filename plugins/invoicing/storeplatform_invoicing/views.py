@@ -32,7 +32,7 @@ def metadata(request, order, document):
 
 
 def _load(request, with_pdf=False):
-    order, document = current_document(request.db, int(request.matchdict["order_id"]), with_pdf)
+    order, document = current_document(request.db, request.validated["order_id"], with_pdf)
     if order is None:
         raise ORDER_NOT_FOUND()
     if document is None:
@@ -61,6 +61,6 @@ def get_pdf(request):
 @regen.post(permission="manage_shop", body=RegenerateBody(), response=METADATA_RESPONSE)
 def post_regenerate(request):
     # An unbillable order raises UnbillableOrder: plugin.py maps it to invoicing_order_not_billable.
-    order = get_or_404(request.db, Order, request.matchdict["order_id"], ORDER_NOT_FOUND)
+    order = get_or_404(request.db, Order, request.validated["order_id"], ORDER_NOT_FOUND)
     doc = regenerate(request.db, order, request.validated.get("force_type"))
     return metadata(request, order, doc)

@@ -48,7 +48,7 @@ def post_calculate(request):
 
 @calculator.get(response=CONFIGURATION_DOC)
 def get_calculator(request):
-    product_id = int(request.matchdict["id"])
+    product_id = request.validated["id"]
     _, calc = effective_calculator(request, product_id)
     return readmodel.configuration_json(product_id, calc)
 
@@ -56,7 +56,7 @@ def get_calculator(request):
 def save_permission(request):
     """manage_shop first (401/403), then the product (404), before the body is checked."""
     require(request, "manage_shop")
-    request.pricecalc_product = lock_product(request.db, int(request.matchdict["id"]))
+    request.pricecalc_product = lock_product(request.db, request.validated["id"])
 
 
 @calculator.post(permission=save_permission, permission_description="manage_shop", body=SAVE_BODY,
@@ -76,7 +76,7 @@ def post_calculator(request):
 
 @pricing_table.get(response=TABLE_DOC)
 def get_pricing_table(request):
-    product_id = int(request.matchdict["id"])
+    product_id = request.validated["id"]
     _, calc = effective_calculator(request, product_id)
     return pricing.pricing_table(product_id, calc, currency_format(request.db), utcnow())
 

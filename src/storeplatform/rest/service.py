@@ -14,7 +14,8 @@ from pyramid.config import PHASE1_CONFIG
 from cornice import Service as CorniceService
 
 from ..auth.capabilities import require
-from .index import namespace_index
+from ..values import id_in_range
+from .index import PLACEHOLDER, namespace_index
 from .namespaces import NAMESPACES_KEY, Namespace
 from .schema import deserialize, json_body, query_cstruct
 
@@ -85,7 +86,8 @@ class RestService(CorniceService):
             "permission": permission_description or (permission if isinstance(permission, str) else None),
             "response": response,
         }
-        validators = [_permission_validator(permission), _schema_validator(query, body, body_reader or json_body)]
+        validators = [_path_validator(integer_path_params(self.path)), _permission_validator(permission),
+                      _schema_validator(query, body, body_reader or json_body)]
         kwargs.setdefault("permission", None)
         super().add_view(method, view, validators=validators, **kwargs)
 
@@ -102,9 +104,33 @@ def _permission_validator(permission):
     return validate
 
 
+def integer_path_params(path):
+    """Names of the path parameters written ``{name:\\d+}``."""
+    return tuple(m.group(1) for m in PLACEHOLDER.finditer(path) if (m.group(2) or "").startswith(r"\d"))
+
+
+def path_id(text):
+    """An integer path parameter as an id: the number, or 0 (which names no row) when it is
+    beyond the integer columns, so that the route's own not-found answer follows and no
+    oversized number ever reaches the database or ``int()``'s digit limit."""
+    # The route's \d+ also matches other scripts' digits ("٣"): those name no row either.
+    if len(text) > 10 or not text.isascii():
+        return 0
+    value = int(text)
+    return value if id_in_range(value) else 0
+
+
+def _path_validator(path_ids):
+    def validate(request, **kwargs):
+        # First, so that a permission callable can load the item of the path.
+        request.validated = {name: path_id(request.matchdict[name]) for name in path_ids}
+
+    return validate
+
+
 def _schema_validator(query, body, body_reader):
     def validate(request, **kwargs):
-        validated = {}
+        validated = request.validated
         if query is not None:
             validated.update(deserialize(query, query_cstruct(request, query)))
         if body is not None:

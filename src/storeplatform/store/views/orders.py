@@ -54,12 +54,12 @@ def post_order(request):
 
 @order.get(permission="manage_shop")
 def get_order(request):
-    return order_json(request, get_or_404(request.db, Order, request.matchdict["id"], ORDER_INVALID_ID))
+    return order_json(request, get_or_404(request.db, Order, request.validated["id"], ORDER_INVALID_ID))
 
 
 @order.put(permission="manage_shop", body=schemas.OrderUpdate())
 def put_order(request):
-    item = get_or_404(request.db, Order, request.matchdict["id"], ORDER_INVALID_ID)
+    item = get_or_404(request.db, Order, request.validated["id"], ORDER_INVALID_ID)
     v = request.validated
     if "billing" in v:
         item.billing = normalize_billing(v["billing"])
@@ -71,7 +71,7 @@ def put_order(request):
 
 @order.delete(permission="manage_shop")
 def delete_order(request):
-    item = get_or_404(request.db, Order, request.matchdict["id"], ORDER_INVALID_ID)
+    item = get_or_404(request.db, Order, request.validated["id"], ORDER_INVALID_ID)
     previous = order_json(request, item)
     request.db.delete(item)
     try:

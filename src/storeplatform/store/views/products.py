@@ -42,7 +42,7 @@ def product_json(request, item, fmt=None):
 
 
 def _load_product(request):
-    item = get_by_id(request.db, Product, request.matchdict["id"])
+    item = get_by_id(request.db, Product, request.validated["id"])
     if item is None or (item.status != "publish" and not user_can(request, "manage_shop")):
         raise PRODUCT_INVALID_ID()
     return item
