@@ -119,6 +119,19 @@ def test_null_resets_to_the_default(pc):
     assert pc.config(pid).json["fields"][0]["unit"] == "m"
 
 
+def test_null_settings_reset_every_setting_but_the_switch(pc):
+    pid = pc.priced(FULL)
+    pc.save(pid, {"settings": {"enabled": "no"}})
+    pc.save(pid, {"settings": None})
+    assert_error(pc.config(pid, status=404), 404, "invalid_product")  # the switch stays off
+    pc.save(pid, {"settings": {"enabled": "yes"}})
+    body = pc.config(pid).json
+    assert body["pricing_unit"] == "sq ft" and body["pricing_label"] == "Price per sq ft"
+    assert body["minimum_price"] == "0" and body["overage"] == "0"
+    assert body["fields"][0]["label"] == "Length" and body["fields"][0]["unit"] == "ft"
+    assert [r["price"] for r in body["pricing_rules"]] == [r["price"] for r in FULL["pricing_rules"]]
+
+
 def test_empty_body_saves_nothing_new(pc):
     pid = pc.priced(FULL)
     before = pc.config(pid).json

@@ -37,7 +37,9 @@ def merge(stored, body):
     if "calculator_type" in body:
         merged["calculator_type"] = body["calculator_type"]
     if "settings" in body:
-        merged["settings"] = deep_merge(current["settings"], body["settings"] or {})
+        # null resets the whole object to its defaults, as it resets one key inside it.
+        base = current["settings"] if body["settings"] is not None else {}
+        merged["settings"] = deep_merge(base, body["settings"] or {})
         # Only yes or no changes the switch (a null leaves it), so that a bulk update of prices
         # does not switch a disabled calculator back on.
         merged["settings"].setdefault("enabled", current["settings"]["enabled"])
