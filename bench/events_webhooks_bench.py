@@ -10,7 +10,6 @@ when STOREPLATFORM_DATABASE_URL / STOREPLATFORM_HUEY_URL name servers.
     .venv/bin/python bench/events_webhooks_bench.py [--deliveries 400] [--threads 1 4 8]
 """
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,8 @@ from pathlib import Path
 
 import requests
 from sqlalchemy import func, insert, select
+
+from storeplatform.testing import cli_environ
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -44,7 +45,7 @@ def write_pending(site, webhook_id, n):
                              {"id": i, "event_id": 1, "event_name": "Bench", "order_id": 1, "first_name": "A",
                               "last_name": "B", "email": "a@example.com", "ticket_code": f"T{i}", "status": "active"})
         rows.append({"uuid": str(uuid.uuid4()), "webhook_id": webhook_id, "topic": "attendee.created",
-                     "body": body.decode(), "status": "pending"})
+                     "body": body.decode(), "timestamp": "2031-01-01 10:00:00", "status": "pending"})
     with site.session() as s:
         first = s.execute(select(func.coalesce(func.max(WebhookDelivery.id), 0))).scalar_one()
         s.execute(insert(WebhookDelivery), rows)
@@ -65,10 +66,9 @@ def statuses(site):
 
 def run_worker_round(site, receiver, ini, webhook_id, threads, n, log_base):
     """Start a worker process, warm it up, then time n queued deliveries."""
-    from storeplatform.queue import enqueue_now
     from storeplatform_events.webhooks.outbox import DELIVER_TASK
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STOREPLATFORM_")}
+    env = cli_environ()
     log = open(log_base / f"worker-{threads}.log", "w")
     proc = subprocess.Popen([TOOL, "-c", str(ini), "worker", "--workers", str(threads)], env=env,
                             stdout=log, stderr=subprocess.STDOUT)
@@ -84,13 +84,13 @@ def run_worker_round(site, receiver, ini, webhook_id, threads, n, log_base):
     try:
         base = delivered(receiver)
         for delivery_id in write_pending(site, webhook_id, threads):
-            enqueue_now(site.registry, DELIVER_TASK, delivery_id)
+            site.enqueue(DELIVER_TASK, delivery_id)
         wait(base + threads)
         base = delivered(receiver)
         ids = write_pending(site, webhook_id, n)
         started = time.perf_counter()
         for delivery_id in ids:
-            enqueue_now(site.registry, DELIVER_TASK, delivery_id)
+            site.enqueue(DELIVER_TASK, delivery_id)
         wait(base + n)
         return n / (time.perf_counter() - started)
     finally:

@@ -58,6 +58,15 @@ def storeplatform_order_status_changed(order, old_status, new_status):
     """
 
 
+@hookspec
+def storeplatform_order_deleted(order):
+    """Action: an order is about to be deleted for good, inside the deleting transaction.
+
+    Rows of a plugin that belong to the order (tickets, documents) go with it here, so that
+    nothing is left pointing at an order that no longer exists.
+    """
+
+
 @hookspec(firstresult=True)
 def storeplatform_authenticate(request):
     """Authentication method: return a ``storeplatform.api.Identity`` for the request,

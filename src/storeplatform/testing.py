@@ -14,31 +14,21 @@ from .db.session import database_url, site_transaction
 from .queue import enqueue_now
 
 
-
-
-def _take_server_url(name):
-    """The environment names the servers of a test run; the tests' own databases (fresh ones
-    on that server) must not be overridden by it, so the variable is taken out on import and
-    kept under another name, which the processes the run starts (xdist workers) inherit."""
-    value = os.environ.pop(name, "")
-    kept = f"SP_TEST_SERVER_{name.removeprefix('STOREPLATFORM_')}"
-    if value:
-        os.environ[kept] = value
-    return value or os.environ.get(kept, "")
-
-
-_ENV_DATABASE_URL = _take_server_url("STOREPLATFORM_DATABASE_URL")
-_ENV_HUEY_URL = _take_server_url("STOREPLATFORM_HUEY_URL")
+def cli_environ():
+    """The environment for a command a test starts (CLI, pserve, a worker): the test run's
+    own, without the ``STOREPLATFORM_*`` variables that name the run's servers, so that the
+    command uses the ini the test wrote for it."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("STOREPLATFORM_")}
 
 
 def server_database_url():
     """The database server named by the environment, or None for SQLite."""
-    url = _ENV_DATABASE_URL
+    url = os.environ.get("STOREPLATFORM_DATABASE_URL", "")
     return url if url and not url.startswith("sqlite") else None
 
 
 def server_huey_url():
-    url = _ENV_HUEY_URL
+    url = os.environ.get("STOREPLATFORM_HUEY_URL", "")
     return url if url.startswith("redis") else None
 
 
@@ -301,5 +291,5 @@ def queue_url(tmp_dir):
     return server_huey_url() or f"sqlite:///{tmp_dir}/huey-{uuid.uuid4().hex[:8]}.sqlite"
 
 
-__all__ = ["TestDatabase", "Site", "assert_error", "count_queries", "running_worker", "wait_for", "queue_url", "free_port",
+__all__ = ["TestDatabase", "Site", "cli_environ", "assert_error", "count_queries", "running_worker", "wait_for", "queue_url", "free_port",
            "server_database_url", "server_huey_url"]

@@ -2,7 +2,7 @@
 through the public routes (store orders through store/v1)."""
 import pytest
 
-from storeplatform.store.models import Term
+from storeplatform.api import Term
 
 API = "/api/events/v1"
 

@@ -1,6 +1,5 @@
 """Extension points (hookspecs, filters, actions once per change, third-party route), the API
 switch, demo data and the command line."""
-import os
 import re
 import subprocess
 import sys
@@ -8,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from storeplatform.plugins import make_plugin_manager
-from storeplatform.testing import assert_error
+from storeplatform.api import hookimpl
+from storeplatform.testing import assert_error, cli_environ
+
+from .conftest import Evt
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = str(Path(sys.executable).with_name("storeplatform"))
@@ -26,17 +27,16 @@ ACTIONS = {
 }
 
 
-def test_hookspecs_have_the_spec_names_and_arguments():
-    pm = make_plugin_manager(["events"])
+def test_hookspecs_have_the_spec_names_and_arguments(evt, site):
+    hooks = evt.site.hooks
     for name, args in ACTIONS.items():
-        assert list(getattr(pm.hook, name).spec.argnames) == args, name
-    assert not hasattr(make_plugin_manager([]).hook, "evt_rest_event_created")
+        assert list(getattr(hooks, name).spec.argnames) == args, name
+    assert not hasattr(site.hooks, "evt_rest_event_created")
 
 
-def test_every_evt_hook_is_documented():
-    pm = make_plugin_manager(["events"])
+def test_every_evt_hook_is_documented(evt):
     text = (ROOT / "docs" / "events-hooks.md").read_text()
-    specs = [n for n in dir(pm.hook) if n.startswith("evt_")]
+    specs = [n for n in dir(evt.site.hooks) if n.startswith("evt_")]
     assert set(ACTIONS) <= set(specs)
     assert [n for n in specs if f"`{n}`" not in text] == []
 
@@ -151,7 +151,7 @@ storeplatform.secret = {database.secret}
 """)
 
     def run(*args, ok=True):
-        env = {k: v for k, v in os.environ.items() if not k.startswith("STOREPLATFORM_")}
+        env = cli_environ()
         proc = subprocess.run([TOOL, "-c", str(ini), *args], capture_output=True, text=True, timeout=120, env=env)
         if ok:
             assert proc.returncode == 0, proc.stderr
@@ -212,24 +212,18 @@ def test_ticket_codes_are_not_guessable():
 class Veto:
     """A plugin whose actions fail: the change they belong to must not happen."""
 
-    from storeplatform.hookspecs import hookimpl as _impl
-
-    @_impl
+    @hookimpl
     def evt_rest_event_deleted(self, post_id, force):
         raise RuntimeError("veto")
 
-    @_impl
+    @hookimpl
     def evt_attendee_checked_in(self, attendee_id, attendee):
         raise RuntimeError("veto")
 
 
 @pytest.fixture
-def vetoed(evt):
-    pm = evt.site.registry["plugins"]
-    plugin = Veto()
-    pm.register(plugin, name="veto")
-    yield evt
-    pm.unregister(plugin)
+def vetoed(make_site):
+    return Evt(make_site(plugins=[Veto()], **{"storeplatform.plugins": "events"}))
 
 
 def test_failed_delete_is_evt_rest_cannot_delete_and_deletes_nothing(vetoed):

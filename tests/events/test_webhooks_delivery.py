@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from storeplatform.api import hookimpl
 from storeplatform.testing import assert_error
 from storeplatform_events.webhooks.settings import webhook_settings
 from storeplatform_events.webhooks.targets import address_refused, url_problem
@@ -252,17 +253,21 @@ def test_an_address_accepted_at_save_is_checked_again_when_sending(make_site, re
     assert all("127.0.0.1" in d["error"] for d in strict.deliveries())
 
 
-def test_a_change_that_fails_after_the_trigger_leaves_no_delivery(wh, receiver):
-    """The deliveries belong to the change's transaction: when a later topic listener fails,
-    the change, its deliveries and their hand-off to Huey are all gone."""
-    from storeplatform_events.actions import add_topic_listener
+class FailingListener:
+    """A plugin beside events whose ``evt_topic_announced`` fails on event.created (the
+    outbox's implementation still runs: every implementation of an action does)."""
 
-    def failing_listener(session, topic, object_id, info):
+    @hookimpl
+    def evt_topic_announced(self, topic):
         if topic == "event.created":
             raise RuntimeError("a later listener fails")
 
+
+def test_a_change_that_fails_after_the_trigger_leaves_no_delivery(make_site, receiver):
+    """The deliveries belong to the change's transaction: when a later implementation of the
+    topic hook fails, the change, its deliveries and their hand-off to Huey are all gone."""
+    wh = hooks_site(make_site, plugins=[FailingListener()])
     wh.webhook("event.created", receiver.url())
-    add_topic_listener(wh.site.registry, failing_listener)
     assert_error(wh.post("/events", {"title": "Doomed"}, status=500), 500, "rest_internal_error")
     assert wh.deliveries() == [] and receiver.posts() == []
     assert wh.get("/events", headers=wh.admin).json == []

@@ -1,7 +1,6 @@
 """Deliveries through a real Huey consumer (Redis in the PostgreSQL run, SQLite otherwise):
 queued after commit, the sweep of lost hand-offs, and no delivery sent twice when several
 threads and processes run the same queued work."""
-import os
 import subprocess
 import sys
 import time
@@ -11,9 +10,8 @@ from pathlib import Path
 
 from sqlalchemy import update
 
-from storeplatform.db.types import utcnow
-from storeplatform.queue import enqueue_now
-from storeplatform.testing import queue_url, running_worker, wait_for
+from storeplatform.api import utcnow
+from storeplatform.testing import cli_environ, queue_url, wait_for
 from storeplatform_events.webhooks.models import WebhookDelivery
 from storeplatform_events.webhooks.outbox import DELIVER_TASK
 from storeplatform_events.webhooks.payloads import envelope_body
@@ -38,7 +36,7 @@ def test_deliveries_wait_for_the_worker(make_site, tmp_path, receiver):
     event = site.event("Queued")
     time.sleep(0.3)
     assert receiver.posts() == [] and statuses(site) == ["pending"]  # written with the change, not sent yet
-    with running_worker(site.site.registry, workers=2):
+    with site.site.worker(workers=2):
         wait_for(lambda: statuses(site) == ["delivered"], timeout=15)
     [received] = receiver.posts()
     assert signed_by(received, hook["secret"]) and payload(received)["data"]["id"] == event["id"]
@@ -48,7 +46,7 @@ def test_nothing_is_written_or_sent_when_the_change_fails(make_site, tmp_path, r
     site = queued_site(make_site, tmp_path)
     site.webhook("event.created", receiver.url())
     site.post("/events", {"title": "Bad", "start_date": "not a date"}, status=400)
-    with running_worker(site.site.registry, workers=1):
+    with site.site.worker(workers=1):
         time.sleep(0.5)
     assert site.deliveries() == [] and receiver.posts() == []
 
@@ -58,7 +56,8 @@ def _lost_delivery(site, webhook_id, age_seconds, status="pending"):
     with site.site.session() as s:
         row = WebhookDelivery(uuid=str(uuid.uuid4()), webhook_id=webhook_id, topic="event.deleted", status=status,
                               body=envelope_body("event.deleted", webhook_id, "2031-01-01 10:00:00",
-                                                 {"id": 77, "force": True}).decode())
+                                                 {"id": 77, "force": True}).decode(),
+                              timestamp="2031-01-01 10:00:00")
         s.add(row)
         s.flush()
         old = utcnow() - timedelta(seconds=age_seconds)
@@ -73,10 +72,10 @@ def test_the_sweep_requeues_lost_hand_offs(make_site, tmp_path, receiver):
     lost = _lost_delivery(site, hook["id"], 600)
     recent = _lost_delivery(site, hook["id"], 5)  # may still be in the queue: left alone
     stuck = _lost_delivery(site, hook["id"], 3600, status="sending")  # its worker died mid-send
-    with running_worker(site.site.registry, workers=2):
+    with site.site.worker(workers=2):
         time.sleep(0.3)
         assert receiver.posts() == []
-        enqueue_now(site.site.registry, REQUEUE_TASK)
+        site.site.enqueue(REQUEUE_TASK)
         wait_for(lambda: len(receiver.posts()) == 1, timeout=15)
         time.sleep(0.3)
     by_id = {d["id"]: d for d in site.deliveries()}
@@ -99,19 +98,18 @@ def test_no_duplicates_with_many_threads_and_repeated_hand_offs(make_site, tmp_p
     assert len(ids) == 30
     # Every delivery handed to Huey three more times, and the sweep (grace 0) re-queues them all.
     for delivery_id in ids * 3:
-        enqueue_now(site.site.registry, DELIVER_TASK, delivery_id)
-    enqueue_now(site.site.registry, REQUEUE_TASK)
-    huey = site.site.registry["queue.huey"]
-    with running_worker(site.site.registry, workers=6):
+        site.site.enqueue(DELIVER_TASK, delivery_id)
+    site.site.enqueue(REQUEUE_TASK)
+    with site.site.worker(workers=6):
         wait_for(lambda: statuses(site) == ["delivered"] * 30, timeout=30)
-        wait_for(lambda: huey.pending_count() == 0, timeout=30)
+        wait_for(lambda: site.site.queued() == 0, timeout=30)
         time.sleep(0.3)
     uuids = [r.headers["X-EVT-Delivery"] for r in receiver.posts()]
     assert len(uuids) == 30 and sorted(uuids) == sorted(d["uuid"] for d in site.deliveries())
 
 
 def _write_ini(path, site):
-    settings = site.site.registry.settings
+    settings = site.site.settings
     keys = ["sqlalchemy.url", "huey.url", "huey.name", "storeplatform.plugins", "storeplatform.secret",
             "events.webhooks.allow_private_targets", "events.webhooks.timeout"]
     path.write_text("[app:main]\nuse = egg:storeplatform\n" + "".join(f"{k} = {settings[k]}\n" for k in keys))
@@ -125,7 +123,7 @@ def test_worker_processes_share_the_queue_without_duplicates(make_site, tmp_path
     site.tickets(event["id"], 24)
     assert statuses(site) == ["pending"] * 24
     ini = _write_ini(tmp_path / "worker.ini", site)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STOREPLATFORM_")}
+    env = cli_environ()
     workers = [subprocess.Popen([TOOL, "-c", str(ini), "worker", "--workers", "3"], env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for _ in range(2)]
     try:
@@ -146,13 +144,13 @@ def test_check_in_at_the_door_through_the_cli_is_delivered(make_site, tmp_path, 
     event = site.event("Door")
     [ticket] = site.tickets(event["id"], 1)
     ini = _write_ini(tmp_path / "cli.ini", site)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STOREPLATFORM_")}
+    env = cli_environ()
     for command in ("checkin", "checkout"):
         done = subprocess.run([TOOL, "-c", str(ini), "events", command, ticket["ticket_code"]], env=env,
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
     assert statuses(site) == ["pending", "pending"]
-    with running_worker(site.site.registry, workers=2):
+    with site.site.worker(workers=2):
         wait_for(lambda: statuses(site) == ["delivered", "delivered"], timeout=15)
     [checked_in] = receiver.posts("/attendee.checked_in")
     [checked_out] = receiver.posts("/attendee.checked_out")

@@ -47,13 +47,14 @@ def receiver():
     r.close()
 
 
-def hooks_site(make_site, same_users_as=None, **settings):
+def hooks_site(make_site, same_users_as=None, plugins=(), **settings):
     """A site with webhooks; ``same_users_as``: another Hooks on the same database whose
-    credentials this one reuses (a second process of one site with other settings)."""
+    credentials this one reuses (a second process of one site with other settings);
+    ``plugins``: plugin objects registered beside events."""
     base = {"storeplatform.plugins": "events", "events.webhooks.allow_private_targets": "true",
             "events.webhooks.timeout": "2"}
     base.update(settings)
-    site = make_site(**base)
+    site = make_site(plugins=plugins, **base)
     if same_users_as is not None:
         site._users = dict(same_users_as.site._users)
     return Hooks(site)

@@ -1,13 +1,12 @@
 """The command line, run as a site owner runs it: a subprocess on an ini file."""
 import base64
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from storeplatform.testing import assert_error
+from storeplatform.testing import assert_error, cli_environ
 
 TOOL = str(Path(sys.executable).with_name("storeplatform"))
 
@@ -27,7 +26,7 @@ storeplatform.allow_http_consumer_keys = true
 
     def run(*args, ok=True, ini_path=ini):
         proc = subprocess.run([TOOL, "-c", str(ini_path), *args], capture_output=True, text=True, timeout=60,
-                              env={k: v for k, v in os.environ.items() if not k.startswith("STOREPLATFORM_")})
+                              env=cli_environ())
         if ok:
             assert proc.returncode == 0, proc.stderr
         return proc
@@ -120,7 +119,7 @@ sqlalchemy.url = sqlite:///{tmp_path}/var/fresh.sqlite
 huey.url = memory://
 storeplatform.plugins = thirdparty
 """)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STOREPLATFORM_")}
+    env = cli_environ()
     for args in (["migrate"], ["demo"], ["demo"]):
         proc = subprocess.run([TOOL, "-c", str(ini), *args], capture_output=True, text=True, env=env, timeout=60)
         assert proc.returncode == 0, proc.stderr

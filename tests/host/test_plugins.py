@@ -1,4 +1,5 @@
 """The plugin manager: entry points, enable list, hook documentation, filters and actions."""
+import re
 from pathlib import Path
 
 import pluggy
@@ -9,23 +10,41 @@ from storeplatform.plugins import PluginError, apply_filters, available_plugins,
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def documented_text():
-    texts = [(ROOT / "README.md").read_text()] + [p.read_text() for p in (ROOT / "docs").glob("*.md")]
-    return "\n".join(texts)
+# A hook's heading in docs/: ``### `name(arg, arg)` `` (the exact argument list of its spec).
+HOOK_HEADING = re.compile(r"^#{2,4} `(\w+)\(([^)]*)\)`\s*$", re.MULTILINE)
 
 
-def test_every_hookspec_is_documented():
-    """Host hookspecs and those plugins add (e.g. events' evt_*) must each be in README or docs/."""
-    names = sorted(set(available_plugins()) - {"broken"})
-    pm = make_plugin_manager(names)
-    text = documented_text()
-    specs = [name for name in dir(pm.hook) if not name.startswith("_")
-             and getattr(getattr(pm.hook, name), "spec", None) is not None]
-    assert "storeplatform_includeme" in specs
-    missing = [name for name in specs if f"`{name}" not in text]
-    assert missing == [], f"hookspecs not documented in README.md or docs/: {missing}"
+def documented_hooks():
+    """{hook name: [argument names]} from the headings of README.md and docs/*.md."""
+    found = {}
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for name, args in HOOK_HEADING.findall(path.read_text()):
+            assert name not in found, f"{name} has two headings"
+            found[name] = [a.strip() for a in args.split(",") if a.strip()]
+    return found
+
+
+def hookspecs(pm):
+    return {name: list(hook.spec.argnames) for name, hook in vars(pm.hook).items()
+            if not name.startswith("_") and getattr(hook, "spec", None) is not None}
+
+
+def test_every_hookspec_has_a_heading_with_its_exact_arguments():
+    """Host hookspecs and those plugins add (events' evt_*): a heading each, the argument list
+    exactly the spec's, a docstring, and no heading of a hook that does not exist."""
+    pm = make_plugin_manager(sorted(set(available_plugins()) - {"broken"}))
+    specs = hookspecs(pm)
+    assert "storeplatform_includeme" in specs and "evt_rest_prepare_event" in specs
+    documented = documented_hooks()
+    assert {name: documented.get(name) for name in specs} == specs
+    assert sorted(set(documented) - set(specs)) == []
     for name in specs:
         assert getattr(pm.hook, name).spec.function.__doc__, f"{name} has no docstring"
+
+
+def test_the_heading_check_reads_the_argument_list():
+    text = "## `storeplatform_order_created(order)`\n\n### `evt_thing(a, b)`\n"
+    assert HOOK_HEADING.findall(text) == [("storeplatform_order_created", "order"), ("evt_thing", "a, b")]
 
 
 def test_unknown_plugin_stops_start_up_naming_it():

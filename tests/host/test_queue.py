@@ -1,12 +1,11 @@
 """The task queue: enqueued only after commit, run by real consumers in their own transaction."""
-import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
 from sp_thirdparty.tasks import recorded
-from storeplatform.testing import assert_error, queue_url, wait_for
+from storeplatform.testing import assert_error, cli_environ, queue_url, wait_for
 
 JOBS = "/api/store/v1/thirdparty/jobs"
 
@@ -85,7 +84,7 @@ huey.name = {site.settings["huey.name"]}
 storeplatform.plugins = thirdparty_tasks
 storeplatform.secret = {database.secret}
 """)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STOREPLATFORM_")}
+    env = cli_environ()
     tool = str(Path(sys.executable).with_name("storeplatform"))
     proc = subprocess.Popen([tool, "-c", str(ini), "worker", "--workers", "2"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

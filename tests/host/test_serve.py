@@ -1,6 +1,5 @@
 """The development set-up as a site owner runs it: migrate, demo, pserve with http_port."""
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -9,7 +8,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from storeplatform.testing import free_port
+from storeplatform.testing import cli_environ, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -18,7 +17,7 @@ BIN = Path(sys.executable).parent
 def test_development_ini_serves_with_embedded_worker_and_stops_on_sigterm(tmp_path):
     ini = tmp_path / "development.ini"
     shutil.copy(ROOT / "development.ini", ini)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STOREPLATFORM_")}
+    env = cli_environ()
     for step in (["migrate"], ["demo"]):
         proc = subprocess.run([BIN / "storeplatform", "-c", ini, *step], env=env, capture_output=True, text=True,
                               timeout=120)

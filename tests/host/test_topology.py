@@ -10,7 +10,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from storeplatform.testing import free_port, queue_url, wait_for
+from storeplatform.testing import cli_environ, free_port, queue_url, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -31,7 +31,7 @@ def test_gunicorn_web_processes_and_worker_processes(make_site, database, tmp_pa
     text = text.replace("storeplatform.plugins = invoicing pricecalc events", "storeplatform.plugins = thirdparty_tasks")
     text = text.replace("[app:main]", f"[app:main]\nhuey.name = {site.settings['huey.name']}")
     ini.write_text(text)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STOREPLATFORM_")}
+    env = cli_environ()
     env.update(STOREPLATFORM_DATABASE_URL=database.url, STOREPLATFORM_HUEY_URL=url, STOREPLATFORM_SECRET=database.secret)
     port = free_port()
     procs = [subprocess.Popen([BIN / "pserve", ini, f"http_port={port}"], env=env, stdout=subprocess.DEVNULL,
@@ -73,9 +73,9 @@ def test_the_run_uses_the_servers_the_environment_names(database):
     """Guards the PostgreSQL + Redis run: every xdist worker must reach the named servers."""
     from storeplatform.testing import server_database_url, server_huey_url
 
-    if os.environ.get("SP_TEST_SERVER_DATABASE_URL"):
+    if os.environ.get("STOREPLATFORM_DATABASE_URL"):
         assert server_database_url() and database.url.startswith("postgresql")
     else:
         assert database.url.startswith("sqlite")
-    if os.environ.get("SP_TEST_SERVER_HUEY_URL"):
+    if os.environ.get("STOREPLATFORM_HUEY_URL"):
         assert server_huey_url().startswith("redis")

@@ -1,13 +1,14 @@
 """Fixtures of the invoicing tests: a site with the plugin (REST API switched on), products,
 orders and PDF text."""
 import io
-import os
 import subprocess
 import sys
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
+
+from storeplatform.testing import cli_environ
 
 TOOL = str(Path(sys.executable).with_name("storeplatform"))
 API = "/api/invoicing/v1"
@@ -125,5 +126,5 @@ def write_ini(path, site, **extra):
 
 
 def run_cli(ini, *args, timeout=120):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STOREPLATFORM_")}
+    env = cli_environ()
     return subprocess.run([TOOL, "-c", str(ini), *args], capture_output=True, text=True, timeout=timeout, env=env)

@@ -6,6 +6,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from storeplatform.api import Product, call_action
+from storeplatform.testing import cli_environ
 
 from storeplatform_pricecalc.models import Calculator
 
@@ -18,6 +19,7 @@ def test_demo_command_adds_calculator_products_once(pc, database, tmp_path):
     ini.write_text("[app:main]\nuse = egg:storeplatform\n" + "".join(
         f"{key} = {value}\n" for key, value in settings.items() if key != "here"))
     done = subprocess.run([str(BIN / "storeplatform"), "-c", str(ini), "demo"], capture_output=True, text=True,
+                          env=cli_environ(),
                           timeout=120)
     assert done.returncode == 0, done.stderr
     # Loading again adds nothing (in-process: a second CLI run would only repeat its start-up).

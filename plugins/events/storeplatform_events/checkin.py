@@ -2,10 +2,10 @@
 moves the ticket, and its row count tells which of two simultaneous scans won."""
 from sqlalchemy import select, update
 
-from storeplatform.db.types import utcnow
-from storeplatform.store.models import Post
+from storeplatform.api import Post, utcnow
 
 from . import actions
+from .errors import CANCELLED_TICKET, CHECKIN_FAILED, INVALID_TICKET, NOT_CHECKED_IN, WRONG_EVENT
 from .models import Attendee
 
 # A checked-out ticket may come back in (a pass-out), as the scanner at the door expects.
@@ -13,11 +13,14 @@ CHECK_IN_FROM = ("active", "checked_out")
 
 
 class TicketError(Exception):
-    def __init__(self, status, code, message):
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
+    """A ticket that cannot be checked in or out now. ``error`` is its entry in the catalogue
+    (``errors.py``), ``message`` the text for this case. Not a REST error: the REST API answers
+    it through the one translation in ``views.includeme``, the CLI prints ``code: message``."""
+
+    def __init__(self, error, message=None):
+        self.error = error
+        self.message = message or error.message
+        super().__init__(self.message)
 
 
 def find_ticket(session, ticket_code):
@@ -28,16 +31,12 @@ def find_ticket(session, ticket_code):
     return (row[0], row[1]) if row else (None, None)
 
 
-def _unknown():
-    return TicketError(404, "evt_rest_invalid_ticket", "Invalid ticket code.")
-
-
 def refusal(attendee, event_id):
     """Why a check-in of this ticket would be refused now, or None."""
     if event_id is not None and attendee.event_id != event_id:
-        return TicketError(400, "evt_rest_wrong_event", "This ticket belongs to another event.")
+        return TicketError(WRONG_EVENT)
     if attendee.status == "cancelled":
-        return TicketError(400, "evt_rest_cancelled_ticket", "This ticket has been cancelled.")
+        return TicketError(CANCELLED_TICKET)
     return None
 
 
@@ -45,7 +44,7 @@ def check_in(session, ticket_code, event_id=None):
     """Returns (attendee, event_name, already_in); raises TicketError."""
     attendee, event_name = find_ticket(session, ticket_code)
     if attendee is None:
-        raise _unknown()
+        raise TicketError(INVALID_TICKET)
     error = refusal(attendee, event_id)
     if error:
         raise error
@@ -62,7 +61,7 @@ def check_in(session, ticket_code, event_id=None):
         if attendee.status == "checked_in":
             return attendee, event_name, True
         error = refusal(attendee, event_id)
-        raise error or TicketError(500, "evt_rest_checkin_failed", "The check-in failed; try again.")
+        raise error or TicketError(CHECKIN_FAILED, "The check-in failed; try again.")
     actions.attendee_checked_in(session, attendee)
     return attendee, event_name, False
 
@@ -71,10 +70,9 @@ def check_out(session, ticket_code):
     """Returns (attendee, event_name); raises TicketError."""
     attendee, event_name = find_ticket(session, ticket_code)
     if attendee is None:
-        raise _unknown()
-    not_in = TicketError(400, "evt_rest_not_checked_in", "This attendee is not checked in.")
+        raise TicketError(INVALID_TICKET)
     if attendee.status != "checked_in":
-        raise not_in
+        raise TicketError(NOT_CHECKED_IN)
     now = utcnow()
     result = session.execute(
         update(Attendee).where(Attendee.id == attendee.id, Attendee.status == "checked_in")
@@ -82,7 +80,7 @@ def check_out(session, ticket_code):
         .execution_options(synchronize_session=False))
     session.refresh(attendee)
     if result.rowcount != 1:
-        raise not_in
+        raise TicketError(NOT_CHECKED_IN)
     actions.attendee_checked_out(session, attendee)
     return attendee, event_name
 
@@ -91,7 +89,7 @@ def validate(session, ticket_code, event_id=None):
     """(valid, message, attendee, event_name) without changing anything."""
     attendee, event_name = find_ticket(session, ticket_code)
     if attendee is None:
-        return False, "Invalid ticket code.", None, None
+        return False, INVALID_TICKET.message, None, None
     error = refusal(attendee, event_id)
     if error:
         return False, error.message, attendee, event_name

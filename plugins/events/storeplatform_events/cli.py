@@ -1,5 +1,5 @@
 """``storeplatform -c INI events ...``: check tickets in and out at the door (the admin path)."""
-from storeplatform.cli import CliError, Parser
+from storeplatform.api import CliError, Parser
 
 
 def add_commands(subparsers):
@@ -22,7 +22,7 @@ def cmd_checkin(env, args):
         try:
             attendee, event_name, already = check_in(session, args.ticket_code.strip(), args.event_id)
         except TicketError as exc:
-            raise CliError(f"{exc.code}: {exc.message}")
+            raise CliError(f"{exc.error.code}: {exc.message}")
         name = f"{attendee.first_name} {attendee.last_name}".strip()
         print(f"{'already checked in' if already else 'checked in'}: {name} ({event_name or attendee.event_id})")
     return 0
@@ -35,7 +35,7 @@ def cmd_checkout(env, args):
         try:
             attendee, event_name = check_out(session, args.ticket_code.strip())
         except TicketError as exc:
-            raise CliError(f"{exc.code}: {exc.message}")
+            raise CliError(f"{exc.error.code}: {exc.message}")
         name = f"{attendee.first_name} {attendee.last_name}".strip()
         print(f"checked out: {name} ({event_name or attendee.event_id})")
     return 0

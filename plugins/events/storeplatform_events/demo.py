@@ -1,16 +1,14 @@
 """Demo data: venues, organizers, categories, a month of events, ticket products, orders with
 attendees and a few check-ins. Everything goes through the same functions as REST, so each
 action fires once."""
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from decimal import Decimal
 
 from sqlalchemy import select
 
-from storeplatform.store.models import Post, Product, Term, User
-from storeplatform.store.options import site_timezone
-from storeplatform.store.orders import create_order
+from storeplatform.api import Post, Product, Term, User, create_order
 
-from . import checkin, posts
+from . import checkin, posts, queries
 from .models import CATEGORY_TAXONOMY, VENUE_TYPE
 
 VENUES = [
@@ -41,7 +39,7 @@ def load_demo(session):
     session.flush()
     venues = [posts.create(session, posts.VENUE, v, author_id=admin)[0] for v in VENUES]
     organizers = [posts.create(session, posts.ORGANIZER, o, author_id=admin)[0] for o in ORGANIZERS]
-    today = datetime.now(site_timezone(session)).date()
+    today = queries.today(session)
     first = date(today.year, today.month, 1)
     events = []
     for index, title in enumerate(TITLES):

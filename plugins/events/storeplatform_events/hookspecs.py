@@ -4,7 +4,7 @@ Actions fire once per change, inside the transaction that makes it, whether the 
 through REST, the CLI or demo data (``request`` is None outside a web request). Filters
 receive the response data first and return it (or None to keep it unchanged).
 """
-from storeplatform.hookspecs import hookspec
+from storeplatform.api import hookspec
 
 
 @hookspec
@@ -65,6 +65,15 @@ def evt_attendee_checked_in(attendee_id, attendee):
 @hookspec
 def evt_attendee_checked_out(attendee_id, attendee):
     """Action: an attendee was checked out; ``attendee`` is the record as a dict."""
+
+
+@hookspec
+def evt_topic_announced(session, topic, object_id, info):
+    """Action: every change above, announced under its topic (``event.created``,
+    ``venue.deleted``, ``attendee.checked_in``...) after its own action; ``object_id`` is the
+    item's or the attendee's id, ``info`` a dict of extras (``force`` for ``*.deleted``).
+    Inside the transaction of the change: work that leaves the process is enqueued after
+    commit. The plugin's webhook outbox implements it for the webhook topics."""
 
 
 @hookspec

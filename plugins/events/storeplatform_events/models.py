@@ -3,8 +3,7 @@ live here, one row per post (keyed by the post id), so that lists filter and sor
 from sqlalchemy import JSON, Boolean, Date, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from storeplatform.db import Base
-from storeplatform.db.types import UTCDateTime, utcnow
+from storeplatform.api import Base, UTCDateTime, utcnow
 
 EVENT_TYPE = "evt_event"
 VENUE_TYPE = "evt_venue"

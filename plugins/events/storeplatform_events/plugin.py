@@ -1,8 +1,9 @@
 """Hook implementations of the events plugin (the entry point)."""
 from pathlib import Path
 
-from storeplatform.hookspecs import hookimpl
-from storeplatform.store.options import OptionSpec
+from storeplatform.api import OptionSpec, hookimpl
+
+from .errors import API_DISABLED
 
 
 @hookimpl
@@ -21,7 +22,7 @@ def storeplatform_migration_locations():
 def storeplatform_site_options():
     return [
         OptionSpec("events.rest_api_enabled", "bool", True, "advanced", "REST API",
-                   description="Off: every request under events/v1 answers 403 evt_api_disabled."),
+                   description=f"Off: every request under events/v1 answers 403 {API_DISABLED.code}."),
         OptionSpec("events.webhooks_enabled", "bool", True, "advanced", "Webhooks",
                    description="Stored only; webhook delivery does not depend on it."),
     ]
@@ -29,15 +30,18 @@ def storeplatform_site_options():
 
 @hookimpl
 def storeplatform_includeme(config):
-    from . import models  # noqa: F401  (tables on the shared metadata)
-    from .views import includeme
+    from . import models, views, webhooks  # noqa: F401  (tables on the shared metadata)
 
-    includeme(config)
-    from storeplatform.rest import namespace
+    views.includeme(config)
+    webhooks.includeme(config)
 
-    from . import webhooks
 
-    webhooks.includeme(config, namespace(config, "events/v1"))
+@hookimpl
+def evt_topic_announced(session, topic, object_id, info):
+    # The webhook outbox: a pending delivery per active webhook of the topic.
+    from .webhooks.outbox import on_topic
+
+    on_topic(session, topic, object_id, info)
 
 
 @hookimpl

@@ -4,27 +4,15 @@ Used by the REST views, the CLI and demo data alike, so that each action fires o
 change wherever the change comes from.
 """
 from dataclasses import dataclass
-from datetime import datetime
 
 from sqlalchemy import select
 
-from storeplatform.db import id_in_range
-from storeplatform.db.types import utcnow
-from storeplatform.store.content import delete_post, set_post_terms, trash_post, unique_slug
-from storeplatform.store.models import Post, Term
-from storeplatform.store.options import get_option
+from storeplatform.api import (InvalidParams, Post, Term, delete_post, id_in_range, set_post_terms, site_options,
+                               trash_post, unique_slug, utcnow)
 
-from . import actions
+from . import actions, queries
 from .models import (CATEGORY_TAXONOMY, EVENT_TYPE, ORGANIZER_TYPE, VENUE_TYPE, EventDetails, OrganizerDetails,
                      VenueDetails)
-
-
-class InvalidFields(ValueError):
-    """Values that passed the schema but not the data (unknown venue, end before start...)."""
-
-    def __init__(self, params):
-        super().__init__("; ".join(f"{k}: {v}" for k, v in params.items()))
-        self.params = params
 
 
 @dataclass(frozen=True)
@@ -46,14 +34,9 @@ ORGANIZER = Kind("organizer", ORGANIZER_TYPE, OrganizerDetails, "name",
                  ("phone", "email", "website", "facebook", "twitter", "linkedin"), "organizers")
 
 
-def _today(session):
-    from storeplatform.store.options import site_timezone
-
-    return datetime.now(site_timezone(session)).date()
-
-
 def _check_event_values(session, details, values):
-    """Check references and the date order of the merged event; raise InvalidFields."""
+    """Check references and the date order of the merged event: values that passed the schema
+    but not the data (unknown venue, end before start...) raise InvalidParams."""
     errors = {}
     refs = {"venue_id": VENUE_TYPE, "organizer_id": ORGANIZER_TYPE}
     wanted = {values[f]: t for f, t in refs.items() if values.get(f)}
@@ -76,7 +59,7 @@ def _check_event_values(session, details, values):
     if end < start:
         errors["end_date"] = "the event ends before it starts"
     if errors:
-        raise InvalidFields(errors)
+        raise InvalidParams(errors)
 
 
 def _apply_details(session, kind, details, values, creating):
@@ -88,11 +71,11 @@ def _apply_details(session, kind, details, values, creating):
             setattr(details, field, value)
     if kind is EVENT:
         if creating:
-            details.start_date = details.start_date or _today(session)
+            details.start_date = details.start_date or queries.today(session)
             details.start_time = details.start_time or "00:00"
             details.end_date = details.end_date or details.start_date
             details.end_time = details.end_time or "23:59"
-            details.timezone = details.timezone or get_option(session, "site.timezone")
+            details.timezone = details.timezone or site_options(session)["site.timezone"]
         _check_event_values(session, details, values)
 
 

@@ -1,13 +1,12 @@
-"""SQL of the lists: filters, sorting, one page, and the counts and embeds a page needs
-(a constant number of queries whatever the page size)."""
+"""SQL of the lists: filters, sorting, and the counts and embeds a page needs (a constant
+number of queries whatever the page size; the page itself is the host's ``paginate``); and the
+one lookup that answers a catalogue 404."""
 from datetime import datetime
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import lazyload
 
-from storeplatform.rest import set_headers
-from storeplatform.store.models import Post, PostTerm, Term
-from storeplatform.store.options import site_timezone
+from storeplatform.api import Post, PostTerm, Term, id_in_range, site_timezone
 
 from .models import CATEGORY_TAXONOMY, EVENT_TYPE, EventDetails, OrganizerDetails, VenueDetails
 
@@ -21,19 +20,24 @@ def ilike(column, text):
     return column.ilike(like_pattern(text), escape="\\")
 
 
-def page_of(request, stmt):
-    """One page of ``stmt`` (rows as tuples) with X-Total, X-TotalPages and Link set. Two queries."""
-    page = request.validated.get("page", 1)
-    per_page = request.validated.get("per_page", 10)
-    total = request.db.execute(select(func.count()).select_from(stmt.order_by(None).subquery())).scalar_one()
-    rows = request.db.execute(stmt.limit(per_page).offset((page - 1) * per_page)).all() if total else []
-    set_headers(request, total, page, per_page)
-    return rows
+def first_or_404(session, stmt, not_found):
+    """The first row of ``stmt`` or ``not_found()`` (a catalogue entry): for the lookups that
+    are more than an id (a post of one type, an attendee with its event's title, a ticket code);
+    plain id lookups use the host's ``get_or_404``."""
+    row = session.execute(stmt).first()
+    if row is None:
+        raise not_found()
+    return row
 
 
 def category_condition(category):
     """Events in the category given by id or slug (an unknown one matches nothing)."""
-    term = Term.id == int(category) if category.strip().isdigit() else Term.slug == category.strip()
+    text = category.strip()
+    if text.isascii() and text.isdigit():
+        # An id beyond the integer columns names no category (and never reaches int() or SQL).
+        term = Term.id == (int(text) if len(text) <= 10 and id_in_range(int(text)) else 0)
+    else:
+        term = Term.slug == text
     return Post.id.in_(select(PostTerm.post_id).join(Term, Term.id == PostTerm.term_id)
                        .where(Term.taxonomy == CATEGORY_TAXONOMY, term))
 

@@ -1,83 +1,15 @@
-"""Colander schemas of the events namespace: they validate requests and feed the schema index."""
-import re
-from datetime import date
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
+"""Colander schemas of the events namespace: they validate requests and feed the schema index.
+The generic types (dates, times, ids, URLs) are the host's; the ones here are the events' own."""
 import colander
 
-from storeplatform.rest import PaginationSchema, StrictBoolean, StrictInt, StrictString
+from storeplatform.api import (COLUMN_INT, POSITIVE_ID, POST_STATUSES, DateText, IdList, OptionalId,
+                               PaginationSchema, StrictBoolean, StrictInt, StrictString, TimeText, is_url, not_blank,
+                               url_or_empty, valid_email, valid_timezone)
 
 from .models import ATTENDEE_STATUSES, EVENT_STATUSES, EVENT_TYPES
 
-POST_STATUSES = ("publish", "draft", "pending", "private")
-_TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-
-class DateText(colander.SchemaType):
-    """A calendar date written YYYY-MM-DD."""
-
-    def serialize(self, node, appstruct):
-        return colander.null if appstruct is colander.null else appstruct.isoformat()
-
-    def deserialize(self, node, cstruct):
-        if cstruct is colander.null or cstruct == "":
-            return colander.null
-        if not isinstance(cstruct, str) or not _DATE.match(cstruct.strip()):
-            raise colander.Invalid(node, f"{cstruct!r} is not a date (YYYY-MM-DD)")
-        try:
-            return date.fromisoformat(cstruct.strip())
-        except ValueError:
-            raise colander.Invalid(node, f"{cstruct!r} is not a valid date")
-
-
-class TimeText(colander.SchemaType):
-    """A time of day written HH:MM (24 hours)."""
-
-    def serialize(self, node, appstruct):
-        return appstruct
-
-    def deserialize(self, node, cstruct):
-        if cstruct is colander.null:
-            return colander.null
-        if not isinstance(cstruct, str) or not _TIME.match(cstruct.strip()):
-            raise colander.Invalid(node, f"{cstruct!r} is not a time (HH:MM)")
-        return cstruct.strip()
-
-
-class OptionalId(StrictInt):
-    """An id of another item, where null or 0 means "none" (returned as 0)."""
-
-    def deserialize(self, node, cstruct):
-        if cstruct is None:
-            return 0
-        value = super().deserialize(node, cstruct)
-        if value is not colander.null and value < 0:
-            raise colander.Invalid(node, f"{value} is not a valid id")
-        return value
-
-
-class IdList(colander.SchemaType):
-    """Comma-separated positive ids (also accepted as repeated parameters)."""
-
-    MAX_IDS = 1000
-
-    def serialize(self, node, appstruct):
-        return ",".join(map(str, appstruct))
-
-    def deserialize(self, node, cstruct):
-        if cstruct is colander.null or cstruct == "":
-            return colander.null
-        parts = cstruct if isinstance(cstruct, list) else str(cstruct).split(",")
-        ids = []
-        for part in parts:
-            part = str(part).strip()
-            if not part.isdigit() or len(part) > 18:
-                raise colander.Invalid(node, f"{cstruct!r} is not a comma-separated list of ids")
-            ids.append(int(part))
-        if len(ids) > self.MAX_IDS:
-            raise colander.Invalid(node, f"at most {self.MAX_IDS} ids")
-        return ids
+# A body may set any host post status but the trash (DELETE trashes).
+WRITABLE_STATUSES = tuple(status for status in POST_STATUSES if status != "trash")
 
 
 class EmbedFlag(StrictBoolean):
@@ -113,37 +45,11 @@ class FeaturedImage(colander.SchemaType):
             if isinstance(value, bool) or not isinstance(value, kind):
                 raise colander.Invalid(node, f"{key} must be {'an integer' if kind is int else 'a string'}")
             image[key] = value
-        if image["url"] and not _is_url(image["url"]):
+        if image["url"] and not is_url(image["url"]):
             raise colander.Invalid(node, "url must be an http(s) URL")
-        if image["thumbnail"] and not _is_url(image["thumbnail"]):
+        if image["thumbnail"] and not is_url(image["thumbnail"]):
             raise colander.Invalid(node, "thumbnail must be an http(s) URL")
         return image
-
-
-def _is_url(text):
-    return re.match(r"^https?://[^\s/]+", text) is not None
-
-
-def url_or_empty(node, value):
-    if value and not _is_url(value):
-        raise colander.Invalid(node, "must be an http(s) URL")
-
-
-def not_blank(node, value):
-    if not value.strip():
-        raise colander.Invalid(node, "must not be empty")
-
-
-def valid_timezone(node, value):
-    try:
-        ZoneInfo(value)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise colander.Invalid(node, f"{value!r} is not a time zone name such as Europe/Paris")
-
-
-def valid_email(node, value):
-    if value and not re.match(r"^[^@\s]+@[^@\s]+\.[^@\s]+$", value):
-        raise colander.Invalid(node, f"{value!r} is not an email address")
 
 
 def _text(name, description="", max_length=None, **kw):
@@ -156,11 +62,8 @@ def _text(name, description="", max_length=None, **kw):
                                description=description, validator=validator, **kw)
 
 
-MAX_INT32 = 2_147_483_647  # integer columns
-
-
 class CategoryIds(colander.SequenceSchema):
-    category = colander.SchemaNode(StrictInt(), validator=colander.Range(min=1, max=MAX_INT32))
+    category = colander.SchemaNode(StrictInt(), validator=POSITIVE_ID)
 
 
 # --- bodies -------------------------------------------------------------------------------
@@ -168,7 +71,7 @@ class CategoryIds(colander.SequenceSchema):
 class EventBody(colander.MappingSchema):
     title = colander.SchemaNode(StrictString(), validator=not_blank, description="Event title.")
     slug = _text("slug", "URL slug; made from the title when empty.")
-    status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(POST_STATUSES),
+    status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(WRITABLE_STATUSES),
                                  description="Post status (publish by default on create).")
     content = _text("content", "Description, HTML allowed.")
     excerpt = _text("excerpt", "Short description.")
@@ -183,7 +86,7 @@ class EventBody(colander.MappingSchema):
     venue_id = colander.SchemaNode(OptionalId(), missing=colander.drop, description="Venue id; 0 or null for none.")
     organizer_id = colander.SchemaNode(OptionalId(), missing=colander.drop,
                                        description="Organizer id; 0 or null for none.")
-    capacity = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=0, max=MAX_INT32),
+    capacity = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=COLUMN_INT,
                                    description="Maximum attendees (0: not set).")
     event_status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(EVENT_STATUSES))
     event_type = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(EVENT_TYPES))
@@ -199,7 +102,7 @@ class VenueBody(colander.MappingSchema):
     state = _text("state", max_length=200)
     country = _text("country", max_length=200)
     postal = _text("postal", max_length=40)
-    capacity = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=0, max=MAX_INT32))
+    capacity = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=COLUMN_INT)
     phone = _text("phone", max_length=100)
     email = _text("email", max_length=200, validator=valid_email)
     website = _text("website", validator=url_or_empty)

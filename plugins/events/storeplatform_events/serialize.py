@@ -2,12 +2,12 @@
 
 The ``evt_rest_prepare_*`` filters run on every response carrying one of the first four.
 """
-from storeplatform.plugins import apply_filters
-from storeplatform.store.content import local_datetime
-from storeplatform.store.options import get_option
+from storeplatform.api import apply_filters, local_datetime
 
 from .models import CATEGORY_TAXONOMY
 
+# The REST namespace of the plugin (its services are declared in views/ and webhooks/views.py).
+NAMESPACE = "events/v1"
 PLAIN = "%Y-%m-%d %H:%M:%S"
 
 
@@ -16,32 +16,9 @@ def plain_local(value, tz):
     return value.astimezone(tz).strftime(PLAIN) if value is not None else None
 
 
-def base_url(request, session):
-    """The site URL: the request's, or the site.url option outside a request (worker, CLI)."""
-    return _urls(request)[0] if request is not None else get_option(session, "site.url").rstrip("/")
-
-
-def _urls(request):
-    """(site URL, namespace URL) of the request, computed once per request (lists use them per item)."""
-    urls = request.__dict__.get("_evt_urls")
-    if urls is None:
-        site = request.application_url
-        urls = request.__dict__["_evt_urls"] = (
-            site, site + request.registry.settings["storeplatform.rest_prefix"] + "/events/v1")
-    return urls
-
-
-def rest_base(request):
-    return _urls(request)[1]
-
-
 def _links(request, collection, item_id):
-    root = rest_base(request)
-    return {"self": [{"href": f"{root}/{collection}/{item_id}"}], "collection": [{"href": f"{root}/{collection}"}]}
-
-
-def _hook(request, name):
-    return getattr(request.registry["plugins"].hook, name)
+    return {"self": [{"href": request.rest_url(NAMESPACE, f"/{collection}/{item_id}")}],
+            "collection": [{"href": request.rest_url(NAMESPACE, f"/{collection}")}]}
 
 
 def event_json(request, post, details, tz, embed=None):
@@ -55,7 +32,7 @@ def event_json(request, post, details, tz, embed=None):
         "status": post.status,
         "content": post.content,
         "excerpt": post.excerpt,
-        "permalink": f"{_urls(request)[0]}/events/{post.slug}/",
+        "permalink": f"{request.application_url}/events/{post.slug}/",
         "date_created": local_datetime(post.created_at, tz),
         "date_modified": local_datetime(post.modified_at, tz),
         "featured_image": details.featured_image or None,
@@ -81,7 +58,7 @@ def event_json(request, post, details, tz, embed=None):
         venues, organizers = embed
         data["venue"] = venues.get(details.venue_id)
         data["organizer"] = organizers.get(details.organizer_id)
-    return apply_filters(_hook(request, "evt_rest_prepare_event"), data, post=post, request=request)
+    return apply_filters(request.hooks.evt_rest_prepare_event, data, post=post, request=request)
 
 
 def venue_json(request, post, details, tz, event_count):
@@ -103,7 +80,7 @@ def venue_json(request, post, details, tz, event_count):
         "event_count": event_count,
         "_links": _links(request, "venues", post.id),
     }
-    return apply_filters(_hook(request, "evt_rest_prepare_venue"), data, post=post, request=request)
+    return apply_filters(request.hooks.evt_rest_prepare_venue, data, post=post, request=request)
 
 
 def organizer_json(request, post, details, tz, event_count):
@@ -122,11 +99,11 @@ def organizer_json(request, post, details, tz, event_count):
         "event_count": event_count,
         "_links": _links(request, "organizers", post.id),
     }
-    return apply_filters(_hook(request, "evt_rest_prepare_organizer"), data, post=post, request=request)
+    return apply_filters(request.hooks.evt_rest_prepare_organizer, data, post=post, request=request)
 
 
 def qr_code_url(request, ticket_code):
-    return f"{rest_base(request)}/tickets/{ticket_code}/qr"
+    return request.rest_url(NAMESPACE, f"/tickets/{ticket_code}/qr")
 
 
 def attendee_json(request, attendee, event_name, tz):
@@ -151,7 +128,7 @@ def attendee_json(request, attendee, event_name, tz):
         "qr_code_url": qr_code_url(request, attendee.ticket_code),
         "_links": _links(request, "attendees", attendee.id),
     }
-    return apply_filters(_hook(request, "evt_rest_prepare_attendee"), data, attendee=attendee.as_dict(),
+    return apply_filters(request.hooks.evt_rest_prepare_attendee, data, attendee=attendee.as_dict(),
                          request=request)
 
 

@@ -3,9 +3,7 @@ import secrets
 
 from sqlalchemy import select, update
 
-from storeplatform.db.types import utcnow
-from storeplatform.store.models import Post, Product
-from storeplatform.store.orders import PAID_STATUSES
+from storeplatform.api import PAID_STATUSES, Post, Product, utcnow
 
 from . import actions
 from .models import EVENT_TYPE, Attendee

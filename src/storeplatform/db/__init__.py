@@ -1,7 +1,6 @@
 """Database wiring: ``request.db`` is a session bound to the request's transaction."""
 from ..values import id_in_range
-from . import ids  # noqa: F401  (tables of the shared metadata never reuse ids)
-from .ids import never_reuse_ids
+from .ids import never_reuse_ids  # also: tables of the shared metadata never reuse ids
 from .meta import Base, metadata
 from .session import get_tm_session, make_engine, make_session_factory, site_transaction
 
@@ -58,5 +57,5 @@ def request_of(session):
     return session.info.get("request")
 
 
-__all__ = ["Base", "metadata", "get_tm_session", "get_by_id", "get_or_404", "hooks_of", "id_in_range", "registry_of",
+__all__ = ["Base", "metadata", "get_tm_session", "get_by_id", "get_or_404", "hooks_of", "id_in_range", "never_reuse_ids", "registry_of",
            "request_of", "site_transaction"]

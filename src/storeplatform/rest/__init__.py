@@ -71,9 +71,6 @@ def rest_tween_factory(handler, registry):
 __all__ = [
     "Namespace", "RestService", "RestError", "Service", "namespace", "namespace_for_path", "add_error_views",
     "error_response", "PaginationSchema", "page_nodes", "paginate", "set_headers", "deserialize", "json_body",
-    "make_partial", "DecimalText", "StrictBoolean", "StrictInt", "StrictString", "rest_url",
+    "make_partial", "DecimalText", "StrictBoolean", "StrictInt", "StrictString", "rest_url", "site_rest_url",
+    "site_url",
 ]
-
-# Transitional names, until every plugin imports from storeplatform.api.
-from ..errors import InvalidParams as invalid_params  # noqa: E402
-from ..values import parse_decimal  # noqa: E402

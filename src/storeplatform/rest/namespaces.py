@@ -1,7 +1,5 @@
 """Namespaces: versioned groups of routes with their own error codes, guard and index."""
 
-from pyramid.config import PHASE1_CONFIG
-
 NAMESPACES_KEY = "rest.namespaces"
 
 
@@ -38,16 +36,6 @@ class Namespace:
         if description is not None:
             self.description = description
         return self
-
-    def service(self, config, name, path, description=""):
-        """(Transitional) make a service to add views to; prefer a module-level ``Service``."""
-        from .service import RestService
-
-        service = RestService(name=f"{self.name}:{name}", path=self.root + path, description=description,
-                              namespace=self)
-        self.services.append(service)
-        config.action(None, lambda: config.add_cornice_service(service), order=PHASE1_CONFIG)
-        return service
 
 
 def namespace_for_path(registry, path):

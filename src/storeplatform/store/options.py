@@ -113,11 +113,3 @@ def set_option(session, key, value):
 
 def site_timezone(session):
     return ZoneInfo(site_options(session)["site.timezone"])
-
-
-# Transitional names, until every plugin reads options through site_options.
-load_options = site_options
-
-
-def get_option(session, key):
-    return site_options(session)[key]

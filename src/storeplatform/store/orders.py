@@ -96,3 +96,11 @@ BILLING_FIELDS = ("first_name", "last_name", "company", "address_1", "address_2"
 
 def normalize_billing(billing):
     return {name: str(billing.get(name) or "") for name in BILLING_FIELDS}
+
+
+def delete_order(session, order):
+    """Delete an order for good; ``storeplatform_order_deleted`` fires first, in the same
+    transaction, so that what belongs to the order goes with it."""
+    call_action(hooks_of(session).storeplatform_order_deleted, order=order)
+    session.delete(order)
+    session.flush()

@@ -1,21 +1,19 @@
-"""The REST namespace ``events/v1``."""
-from storeplatform.rest import RestError, namespace
-from storeplatform.store.options import get_option
-
+"""The REST namespace ``events/v1``: its policies, its services (in the order of the schema
+index) and the one place where the check-in's domain error becomes a REST error."""
+from ..checkin import TicketError
+from ..errors import API_DISABLED, REST_FORBIDDEN
+from ..serialize import NAMESPACE
 from . import attendees, calendar, checkin, posts, tickets
 
 
 def api_guard(request):
-    if not get_option(request.db, "events.rest_api_enabled"):
-        raise RestError(403, "evt_api_disabled", "The events REST API is disabled in the settings.")
+    if not request.site_options["events.rest_api_enabled"]:
+        raise API_DISABLED()
 
 
 def includeme(config):
-    ns = namespace(config, "events/v1").configure(
-        unauthenticated_code="evt_rest_forbidden", forbidden_code="evt_rest_forbidden", guard=api_guard,
+    config.add_rest_namespace(
+        NAMESPACE, unauthenticated_code=REST_FORBIDDEN.code, forbidden_code=REST_FORBIDDEN.code, guard=api_guard,
         description="Event ticketing: events, venues, organizers, attendees, check-in, calendar.")
-    posts.add_routes(config, ns)
-    attendees.add_routes(config, ns)
-    checkin.add_routes(config, ns)
-    calendar.add_routes(config, ns)
-    tickets.add_routes(config, ns)
+    config.add_rest_services(posts, attendees, checkin, calendar, tickets)
+    config.add_error_translation(TicketError, lambda exc: exc.error(exc.message))

@@ -1,14 +1,17 @@
 """Attendee routes (manage_shop): list, one by id, lookup by ticket code, update."""
 from sqlalchemy import or_, select
 
-from storeplatform.db.types import utcnow
-from storeplatform.rest import RestError
-from storeplatform.store.models import Post
-from storeplatform.store.options import site_timezone
+from storeplatform.api import Post, Service, paginate, site_timezone, utcnow
 
 from .. import actions, queries, schemas
+from ..errors import ATTENDEE_INVALID_CODE, ATTENDEE_INVALID_ID
 from ..models import Attendee
 from ..serialize import attendee_json
+
+attendees = Service("events/v1", "/attendees", name="attendees", description="Attendees (one per ticket sold).")
+attendee = Service("events/v1", r"/attendees/{id:\d+}", name="attendee", description="One attendee.")
+attendee_by_code = Service("events/v1", "/attendees/code/{ticket_code}", name="attendee-by-code",
+                           description="Attendee by ticket code.")
 
 
 def attendee_rows():
@@ -32,51 +35,48 @@ def list_stmt(v):
     return stmt.order_by(*[c.desc() if v["order"] == "DESC" else c.asc() for c in columns])
 
 
-def add_routes(config, ns):
-    attendees = ns.service(config, "attendees", "/attendees", "Attendees (one per ticket sold).")
-    attendee = ns.service(config, "attendee", r"/attendees/{id:\d+}", "One attendee.")
-    by_code = ns.service(config, "attendee-by-code", "/attendees/code/{ticket_code}", "Attendee by ticket code.")
+def load(request):
+    """(attendee, event title) of the id in the URL, in one query; else its 404."""
+    attendee_id = request.validated["id"]
+    return queries.first_or_404(request.db, attendee_rows().where(Attendee.id == attendee_id), ATTENDEE_INVALID_ID)
 
-    @attendees.get(permission="manage_shop", query=schemas.AttendeeListQuery())
-    def list_attendees(request):
-        tz = site_timezone(request.db)
-        rows = queries.page_of(request, list_stmt(request.validated))
-        return [attendee_json(request, a, title, tz) for a, title in rows]
 
-    def load(request):
-        row = request.db.execute(attendee_rows().where(Attendee.id == int(request.matchdict["id"]))).first()
-        if row is None:
-            raise RestError(404, "evt_rest_attendee_invalid_id", "Invalid attendee ID.")
-        return row
+@attendees.get(permission="manage_shop", query=schemas.AttendeeListQuery())
+def list_attendees(request):
+    tz = site_timezone(request.db)
+    rows = paginate(request, list_stmt(request.validated))
+    return [attendee_json(request, a, title, tz) for a, title in rows]
 
-    @attendee.get(permission="manage_shop")
-    def get_attendee(request):
-        a, title = load(request)
-        return attendee_json(request, a, title, site_timezone(request.db))
 
-    @attendee.put(permission="manage_shop", body=schemas.AttendeeUpdate())
-    def update_attendee(request):
-        a, title = load(request)
-        v = request.validated
-        for field in ("first_name", "last_name", "email", "phone"):
-            if field in v:
-                setattr(a, field, v[field])
-        now = utcnow()
-        if "status" in v and v["status"] != a.status:
-            a.status = v["status"]
-            if a.status == "checked_in" and a.checked_in_at is None:
-                a.checked_in_at = now
-            if a.status == "checked_out" and a.checked_out_at is None:
-                a.checked_out_at = now
-        a.modified_at = now
-        request.db.flush()
-        actions.attendee_updated(request.db, a.id, request)
-        return attendee_json(request, a, title, site_timezone(request.db))
+@attendee.get(permission="manage_shop")
+def get_attendee(request):
+    a, title = load(request)
+    return attendee_json(request, a, title, site_timezone(request.db))
 
-    @by_code.get(permission="manage_shop")
-    def get_by_code(request):
-        row = request.db.execute(
-            attendee_rows().where(Attendee.ticket_code == request.matchdict["ticket_code"])).first()
-        if row is None:
-            raise RestError(404, "evt_rest_attendee_invalid_code", "Invalid ticket code.")
-        return attendee_json(request, row[0], row[1], site_timezone(request.db))
+
+@attendee.put(permission="manage_shop", body=schemas.AttendeeUpdate())
+def update_attendee(request):
+    a, title = load(request)
+    v = request.validated
+    for field in ("first_name", "last_name", "email", "phone"):
+        if field in v:
+            setattr(a, field, v[field])
+    now = utcnow()
+    if "status" in v and v["status"] != a.status:
+        a.status = v["status"]
+        if a.status == "checked_in" and a.checked_in_at is None:
+            a.checked_in_at = now
+        if a.status == "checked_out" and a.checked_out_at is None:
+            a.checked_out_at = now
+    a.modified_at = now
+    request.db.flush()
+    actions.attendee_updated(request.db, a.id, request)
+    return attendee_json(request, a, title, site_timezone(request.db))
+
+
+@attendee_by_code.get(permission="manage_shop")
+def get_attendee_by_code(request):
+    a, title = queries.first_or_404(
+        request.db, attendee_rows().where(Attendee.ticket_code == request.matchdict["ticket_code"]),
+        ATTENDEE_INVALID_CODE)
+    return attendee_json(request, a, title, site_timezone(request.db))

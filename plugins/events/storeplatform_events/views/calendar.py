@@ -5,15 +5,21 @@ from datetime import date, datetime
 from sqlalchemy import and_, func, select
 from sqlalchemy.orm import aliased
 
-from storeplatform.rest import invalid_params
-from storeplatform.store.models import Post, PostTerm, Term
-from storeplatform.store.options import site_timezone
+from storeplatform.api import InvalidParams, Post, PostTerm, Service, Term, site_timezone
 
 from .. import queries, schemas
 from ..models import CATEGORY_TAXONOMY, EVENT_TYPE, EventDetails
 from ..serialize import calendar_event_json
 
 MAX_RANGE_DAYS = 365
+
+month_route = Service("events/v1", "/calendar/month", name="calendar-month", description="Published events of a month.")
+range_route = Service("events/v1", "/calendar/range", name="calendar-range",
+                      description="Published events starting in a range.")
+upcoming_route = Service("events/v1", "/calendar/upcoming", name="calendar-upcoming",
+                         description="Next published events.")
+categories_route = Service("events/v1", "/calendar/categories", name="calendar-categories",
+                           description="Event categories.")
 
 
 def calendar_events(request, *conditions, category=None, limit=None):
@@ -45,65 +51,62 @@ def calendar_events(request, *conditions, category=None, limit=None):
     return [calendar_event_json(site, row, categories.get(row.id, [])) for row in rows]
 
 
-def add_routes(config, ns):
-    month_route = ns.service(config, "calendar-month", "/calendar/month", "Published events of a month.")
-    range_route = ns.service(config, "calendar-range", "/calendar/range", "Published events starting in a range.")
-    upcoming_route = ns.service(config, "calendar-upcoming", "/calendar/upcoming", "Next published events.")
-    categories_route = ns.service(config, "calendar-categories", "/calendar/categories", "Event categories.")
+@month_route.get(query=schemas.MonthQuery())
+def get_month(request):
+    v = request.validated
+    now = datetime.now(site_timezone(request.db))
+    year, month = v.get("year", now.year), v.get("month", now.month)
+    first = date(year, month, 1)
+    last = date(year, month, pycalendar.monthrange(year, month)[1])
+    events = calendar_events(request, EventDetails.start_date >= first, EventDetails.start_date <= last,
+                             category=v.get("category"))
+    by_date = {}
+    for event in events:
+        by_date.setdefault(event["start_date"], []).append(event)
+    return {
+        "year": year,
+        "month": month,
+        "month_name": pycalendar.month_name[month],
+        "start_date": first.isoformat(),
+        "end_date": last.isoformat(),
+        "total_events": len(events),
+        "events": events,
+        "events_by_date": by_date,
+    }
 
-    @month_route.get(query=schemas.MonthQuery())
-    def get_month(request):
-        v = request.validated
-        now = datetime.now(site_timezone(request.db))
-        year, month = v.get("year", now.year), v.get("month", now.month)
-        first = date(year, month, 1)
-        last = date(year, month, pycalendar.monthrange(year, month)[1])
-        events = calendar_events(request, EventDetails.start_date >= first, EventDetails.start_date <= last,
-                                 category=v.get("category"))
-        by_date = {}
-        for event in events:
-            by_date.setdefault(event["start_date"], []).append(event)
-        return {
-            "year": year,
-            "month": month,
-            "month_name": pycalendar.month_name[month],
-            "start_date": first.isoformat(),
-            "end_date": last.isoformat(),
-            "total_events": len(events),
-            "events": events,
-            "events_by_date": by_date,
-        }
 
-    @range_route.get(query=schemas.RangeQuery())
-    def get_range(request):
-        v = request.validated
-        if v["end"] < v["start"]:
-            raise invalid_params({"end": "end must not be before start"})
-        if (v["end"] - v["start"]).days > MAX_RANGE_DAYS:
-            raise invalid_params({"end": f"the range may span at most {MAX_RANGE_DAYS} days"})
-        return calendar_events(request, EventDetails.start_date >= v["start"], EventDetails.start_date <= v["end"],
-                               category=v.get("category"))
+@range_route.get(query=schemas.RangeQuery())
+def get_range(request):
+    v = request.validated
+    if v["end"] < v["start"]:
+        raise InvalidParams({"end": "end must not be before start"})
+    if (v["end"] - v["start"]).days > MAX_RANGE_DAYS:
+        raise InvalidParams({"end": f"the range may span at most {MAX_RANGE_DAYS} days"})
+    return calendar_events(request, EventDetails.start_date >= v["start"], EventDetails.start_date <= v["end"],
+                           category=v.get("category"))
 
-    @upcoming_route.get(query=schemas.UpcomingQuery())
-    def get_upcoming(request):
-        v = request.validated
-        return calendar_events(request, EventDetails.start_date >= queries.today(request.db),
-                               category=v.get("category"), limit=v["limit"])
 
-    @categories_route.get(query=schemas.CategoriesQuery())
-    def get_categories(request):
-        published = (select(PostTerm.term_id, func.count().label("n"))
-                     .join(Post, and_(Post.id == PostTerm.post_id, Post.post_type == EVENT_TYPE,
-                                      Post.status == "publish"))
-                     .group_by(PostTerm.term_id).subquery())
-        count = func.coalesce(published.c.n, 0)
-        stmt = (select(Term, count).outerjoin(published, published.c.term_id == Term.id)
-                .where(Term.taxonomy == CATEGORY_TAXONOMY).order_by(Term.name, Term.id))
-        if request.validated["hide_empty"]:
-            stmt = stmt.where(count > 0)
-        rows = request.db.execute(stmt).all()
-        return {
-            "total": len(rows),
-            "categories": [{"id": t.id, "name": t.name, "slug": t.slug, "description": t.description,
-                            "count": n, "color": t.color} for t, n in rows],
-        }
+@upcoming_route.get(query=schemas.UpcomingQuery())
+def get_upcoming(request):
+    v = request.validated
+    return calendar_events(request, EventDetails.start_date >= queries.today(request.db),
+                           category=v.get("category"), limit=v["limit"])
+
+
+@categories_route.get(query=schemas.CategoriesQuery())
+def get_categories(request):
+    published = (select(PostTerm.term_id, func.count().label("n"))
+                 .join(Post, and_(Post.id == PostTerm.post_id, Post.post_type == EVENT_TYPE,
+                                  Post.status == "publish"))
+                 .group_by(PostTerm.term_id).subquery())
+    count = func.coalesce(published.c.n, 0)
+    stmt = (select(Term, count).outerjoin(published, published.c.term_id == Term.id)
+            .where(Term.taxonomy == CATEGORY_TAXONOMY).order_by(Term.name, Term.id))
+    if request.validated["hide_empty"]:
+        stmt = stmt.where(count > 0)
+    rows = request.db.execute(stmt).all()
+    return {
+        "total": len(rows),
+        "categories": [{"id": t.id, "name": t.name, "slug": t.slug, "description": t.description,
+                        "count": n, "color": t.color} for t, n in rows],
+    }

@@ -1,39 +1,47 @@
-"""Routes of events, venues and organizers: list, get, create, partial update, trash/delete."""
+"""Routes of events, venues and organizers: list, get, create, partial update, trash/delete.
+
+The three kinds share their views: each route below is a thin function naming its kind, and
+the work is done once by the generic ``*_item`` functions."""
 import logging
 
 from sqlalchemy import select
 from sqlalchemy.orm import lazyload
 
-from storeplatform.auth import require, user_can
-from storeplatform.rest import RestError, invalid_params, make_partial
-from storeplatform.store.models import Post
-from storeplatform.store.options import site_timezone
+from storeplatform.api import Post, Service, make_partial, paginate, require, site_timezone, user_can
 
 from .. import posts, queries, schemas
+from ..errors import CANNOT_DELETE, EVENT_INVALID_ID, ORGANIZER_INVALID_ID, VENUE_INVALID_ID
 from ..models import EventDetails
-from ..posts import EVENT, ORGANIZER, VENUE, InvalidFields
-from ..serialize import event_json, organizer_json, rest_base, venue_json
+from ..posts import EVENT, ORGANIZER, VENUE
+from ..serialize import NAMESPACE, event_json, organizer_json, venue_json
 
-BODIES = {"event": schemas.EventBody(), "venue": schemas.VenueBody(), "organizer": schemas.OrganizerBody()}
-LIST_QUERIES = {"event": schemas.EventListQuery(), "venue": schemas.VenueListQuery(),
-                "organizer": schemas.OrganizerListQuery()}
 log = logging.getLogger(__name__)
-COUNT_COLUMNS = {"venue": EventDetails.venue_id, "organizer": EventDetails.organizer_id}
+NOT_FOUND = {EVENT: EVENT_INVALID_ID, VENUE: VENUE_INVALID_ID, ORGANIZER: ORGANIZER_INVALID_ID}
+COUNT_COLUMNS = {VENUE: EventDetails.venue_id, ORGANIZER: EventDetails.organizer_id}
+# What the schema index names as the permission of the views whose check depends on the item.
+PUBLIC_OR_READ_POST = "public when published; read_post otherwise"
+EDIT_POST = "edit_post on the item"
+DELETE_POST = "delete_post on the item"
+
+events = Service("events/v1", "/events", name="events", description="Events (published ones are public).")
+event = Service("events/v1", r"/events/{id:\d+}", name="event", description="One event.")
+venues = Service("events/v1", "/venues", name="venues", description="Venues (published ones are public).")
+venue = Service("events/v1", r"/venues/{id:\d+}", name="venue", description="One venue.")
+organizers = Service("events/v1", "/organizers", name="organizers",
+                     description="Organizers (published ones are public).")
+organizer = Service("events/v1", r"/organizers/{id:\d+}", name="organizer", description="One organizer.")
 
 
-def not_found(kind):
-    return RestError(404, f"evt_rest_{kind.name}_invalid_id", f"Invalid {kind.name} ID.")
+# --- the shared work -------------------------------------------------------------------------
 
-
-def load(request, kind, item_id):
+def load(request, kind):
+    """(post, details) of the item in the URL, which must be of ``kind``; else its 404."""
+    item_id = request.validated["id"]
     stmt = (select(Post, kind.model).join(kind.model, kind.model.post_id == Post.id)
             .where(Post.id == item_id, Post.post_type == kind.post_type))
     if kind is not EVENT:
         stmt = stmt.options(lazyload(Post.terms))
-    row = request.db.execute(stmt).first()
-    if row is None:
-        raise not_found(kind)
-    return row
+    return queries.first_or_404(request.db, stmt, NOT_FOUND[kind])
 
 
 def embeds(request, rows, tz):
@@ -45,17 +53,18 @@ def embeds(request, rows, tz):
     organizer_ids = [pid for pid, (_, _v, o) in readable.items() if o is not None]
     venue_counts = queries.event_counts(request.db, EventDetails.venue_id, venue_ids)
     organizer_counts = queries.event_counts(request.db, EventDetails.organizer_id, organizer_ids)
-    venues = {pid: venue_json(request, readable[pid][0], readable[pid][1], tz, venue_counts.get(pid, 0))
-              for pid in venue_ids}
-    organizers = {pid: organizer_json(request, readable[pid][0], readable[pid][2], tz, organizer_counts.get(pid, 0))
-                  for pid in organizer_ids}
-    return venues, organizers
+    venues_by_id = {pid: venue_json(request, readable[pid][0], readable[pid][1], tz, venue_counts.get(pid, 0))
+                    for pid in venue_ids}
+    organizers_by_id = {pid: organizer_json(request, readable[pid][0], readable[pid][2], tz,
+                                            organizer_counts.get(pid, 0))
+                        for pid in organizer_ids}
+    return venues_by_id, organizers_by_id
 
 
 def item_json(request, kind, post, details, tz, embed=False):
     if kind is EVENT:
         return event_json(request, post, details, tz, embeds(request, [(post, details)], tz) if embed else None)
-    count = queries.event_counts(request.db, COUNT_COLUMNS[kind.name], [post.id]).get(post.id, 0)
+    count = queries.event_counts(request.db, COUNT_COLUMNS[kind], [post.id]).get(post.id, 0)
     serializer = venue_json if kind is VENUE else organizer_json
     return serializer(request, post, details, tz, count)
 
@@ -76,76 +85,136 @@ def check_publish(request, status):
         require(request, "publish_posts")
 
 
-def add_routes(config, ns):
-    for kind in (EVENT, VENUE, ORGANIZER):
-        _add_kind(config, ns, kind)
+def list_items(request, kind):
+    v = request.validated
+    tz = site_timezone(request.db)
+    if kind is EVENT:
+        rows = paginate(request, queries.event_list_stmt(request.db, v))
+        embed = embeds(request, rows, tz) if v["_embed"] else None
+        return [event_json(request, post, details, tz, embed) for post, details in rows]
+    rows = paginate(request, queries.place_list_stmt(kind, v))
+    counts = queries.event_counts(request.db, COUNT_COLUMNS[kind], [post.id for post, _ in rows])
+    serializer = venue_json if kind is VENUE else organizer_json
+    return [serializer(request, post, details, tz, counts.get(post.id, 0)) for post, details in rows]
 
 
-def _add_kind(config, ns, kind):
-    plural = kind.collection
-    collection = ns.service(config, plural, f"/{plural}", f"{kind.name.title()}s (published ones are public).")
-    item = ns.service(config, kind.name, rf"/{plural}/{{id:\d+}}", f"One {kind.name}.")
-    body = BODIES[kind.name]
-    partial = make_partial(body)
+def create_item(request, kind):
+    v = request.validated
+    if kind is EVENT:
+        check_publish(request, v.get("status", "publish"))
+    post, details = posts.create(request.db, kind, v, author_id=request.identity.user.id, request=request)
+    request.response.status = 201
+    request.response.headers["Location"] = request.rest_url(NAMESPACE, f"/{kind.collection}/{post.id}")
+    return item_json(request, kind, post, details, site_timezone(request.db))
 
-    @collection.get(query=LIST_QUERIES[kind.name])
-    def list_items(request):
-        v = request.validated
-        tz = site_timezone(request.db)
-        if kind is EVENT:
-            rows = queries.page_of(request, queries.event_list_stmt(request.db, v))
-            embed = embeds(request, rows, tz) if v["_embed"] else None
-            return [event_json(request, post, details, tz, embed) for post, details in rows]
-        rows = queries.page_of(request, queries.place_list_stmt(kind, v))
-        counts = queries.event_counts(request.db, COUNT_COLUMNS[kind.name], [post.id for post, _ in rows])
-        serializer = venue_json if kind is VENUE else organizer_json
-        return [serializer(request, post, details, tz, counts.get(post.id, 0)) for post, details in rows]
 
-    @collection.post(permission="edit_posts", body=body)
-    def create_item(request):
-        v = request.validated
-        if kind is EVENT:
-            check_publish(request, v.get("status", "publish"))
-        try:
-            post, details = posts.create(request.db, kind, v, author_id=request.identity.user.id, request=request)
-        except InvalidFields as exc:
-            raise invalid_params(exc.params)
-        request.response.status = 201
-        request.response.headers["Location"] = f"{rest_base(request)}/{kind.collection}/{post.id}"
-        return item_json(request, kind, post, details, site_timezone(request.db))
+def get_item(request, kind):
+    post, details = load(request, kind)
+    require_readable(request, post)
+    return item_json(request, kind, post, details, site_timezone(request.db),
+                     embed=request.validated.get("_embed", False))
 
-    @item.get(query=schemas.EmbedQuery() if kind is EVENT else None,
-              permission_description="public when published; read_post otherwise")
-    def get_item(request):
-        post, details = load(request, kind, int(request.matchdict["id"]))
-        require_readable(request, post)
-        return item_json(request, kind, post, details, site_timezone(request.db),
-                         embed=request.validated.get("_embed", False))
 
-    @item.put(permission="edit_posts", body=partial, permission_description="edit_post on the item")
-    def update_item(request):
-        post, details = load(request, kind, int(request.matchdict["id"]))
-        require(request, "edit_post", post)
-        v = request.validated
-        if kind is EVENT and "status" in v and v["status"] != post.status:
-            check_publish(request, v["status"])
-        try:
-            posts.update(request.db, kind, post, details, v, request=request)
-        except InvalidFields as exc:
-            raise invalid_params(exc.params)
-        return item_json(request, kind, post, details, site_timezone(request.db))
+def update_item(request, kind):
+    post, details = load(request, kind)
+    require(request, "edit_post", post)
+    v = request.validated
+    if kind is EVENT and "status" in v and v["status"] != post.status:
+        check_publish(request, v["status"])
+    posts.update(request.db, kind, post, details, v, request=request)
+    return item_json(request, kind, post, details, site_timezone(request.db))
 
-    @item.delete(permission="delete_posts", query=schemas.DeleteQuery(),
-                 permission_description="delete_post on the item")
-    def delete_item(request):
-        post, details = load(request, kind, int(request.matchdict["id"]))
-        require(request, "delete_post", post)
-        previous = item_json(request, kind, post, details, site_timezone(request.db))
-        try:
-            with request.db.begin_nested():
-                posts.remove(request.db, kind, post, request.validated["force"])
-        except Exception as exc:
-            # A database refusal or a plugin's deleted action failing: nothing is deleted.
-            log.warning("delete of %s %s failed: %r", kind.name, post.id, exc)
-            raise RestError(500, "evt_rest_cannot_delete", f"The {kind.name} could not be deleted.")
-        return {"deleted": True, "previous": previous}
+
+def delete_item(request, kind):
+    post, details = load(request, kind)
+    require(request, "delete_post", post)
+    previous = item_json(request, kind, post, details, site_timezone(request.db))
+    try:
+        with request.db.begin_nested():
+            posts.remove(request.db, kind, post, request.validated["force"])
+    except Exception as exc:
+        # A database refusal or a plugin's deleted action failing: nothing is deleted.
+        log.warning("delete of %s %s failed: %r", kind.name, post.id, exc)
+        raise CANNOT_DELETE(f"The {kind.name} could not be deleted.")
+    return {"deleted": True, "previous": previous}
+
+
+# --- events ----------------------------------------------------------------------------------
+
+@events.get(query=schemas.EventListQuery())
+def list_events(request):
+    return list_items(request, EVENT)
+
+
+@events.post(permission="edit_posts", body=schemas.EventBody())
+def create_event(request):
+    return create_item(request, EVENT)
+
+
+@event.get(query=schemas.EmbedQuery(), permission_description=PUBLIC_OR_READ_POST)
+def get_event(request):
+    return get_item(request, EVENT)
+
+
+@event.put(permission="edit_posts", body=make_partial(schemas.EventBody()), permission_description=EDIT_POST)
+def update_event(request):
+    return update_item(request, EVENT)
+
+
+@event.delete(permission="delete_posts", query=schemas.DeleteQuery(), permission_description=DELETE_POST)
+def delete_event(request):
+    return delete_item(request, EVENT)
+
+
+# --- venues ----------------------------------------------------------------------------------
+
+@venues.get(query=schemas.VenueListQuery())
+def list_venues(request):
+    return list_items(request, VENUE)
+
+
+@venues.post(permission="edit_posts", body=schemas.VenueBody())
+def create_venue(request):
+    return create_item(request, VENUE)
+
+
+@venue.get(permission_description=PUBLIC_OR_READ_POST)
+def get_venue(request):
+    return get_item(request, VENUE)
+
+
+@venue.put(permission="edit_posts", body=make_partial(schemas.VenueBody()), permission_description=EDIT_POST)
+def update_venue(request):
+    return update_item(request, VENUE)
+
+
+@venue.delete(permission="delete_posts", query=schemas.DeleteQuery(), permission_description=DELETE_POST)
+def delete_venue(request):
+    return delete_item(request, VENUE)
+
+
+# --- organizers ------------------------------------------------------------------------------
+
+@organizers.get(query=schemas.OrganizerListQuery())
+def list_organizers(request):
+    return list_items(request, ORGANIZER)
+
+
+@organizers.post(permission="edit_posts", body=schemas.OrganizerBody())
+def create_organizer(request):
+    return create_item(request, ORGANIZER)
+
+
+@organizer.get(permission_description=PUBLIC_OR_READ_POST)
+def get_organizer(request):
+    return get_item(request, ORGANIZER)
+
+
+@organizer.put(permission="edit_posts", body=make_partial(schemas.OrganizerBody()), permission_description=EDIT_POST)
+def update_organizer(request):
+    return update_item(request, ORGANIZER)
+
+
+@organizer.delete(permission="delete_posts", query=schemas.DeleteQuery(), permission_description=DELETE_POST)
+def delete_organizer(request):
+    return delete_item(request, ORGANIZER)

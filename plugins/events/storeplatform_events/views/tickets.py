@@ -11,9 +11,14 @@ import segno
 from pyramid.response import Response
 from sqlalchemy import select
 
-from storeplatform.rest import RestError
+from storeplatform.api import Service
 
+from .. import queries
+from ..errors import ATTENDEE_INVALID_CODE
 from ..models import Attendee
+
+qr = Service("events/v1", "/tickets/{ticket_code}/qr", name="ticket-qr",
+             description="QR code (PNG) of a ticket code; public.")
 
 
 def qr_png(ticket_code):
@@ -22,16 +27,11 @@ def qr_png(ticket_code):
     return buffer.getvalue()
 
 
-def add_routes(config, ns):
-    qr = ns.service(config, "ticket-qr", "/tickets/{ticket_code}/qr", "QR code (PNG) of a ticket code; public.")
-
-    @qr.get(response="image/png")
-    def get_qr(request):
-        code = request.matchdict["ticket_code"]
-        found = request.db.execute(select(Attendee.id).where(Attendee.ticket_code == code)).first()
-        if found is None:
-            raise RestError(404, "evt_rest_attendee_invalid_code", "Invalid ticket code.")
-        response = Response(body=qr_png(code), content_type="image/png")
-        response.headers["Cache-Control"] = "private, no-store"
-        response.headers["Referrer-Policy"] = "no-referrer"
-        return response
+@qr.get(response="image/png")
+def get_qr(request):
+    code = request.matchdict["ticket_code"]
+    queries.first_or_404(request.db, select(Attendee.id).where(Attendee.ticket_code == code), ATTENDEE_INVALID_CODE)
+    response = Response(body=qr_png(code), content_type="image/png")
+    response.headers["Cache-Control"] = "private, no-store"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response

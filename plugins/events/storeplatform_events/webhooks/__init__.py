@@ -1,17 +1,14 @@
 """Signed webhooks of the events plugin: stored webhooks, deliveries written with each change
-(an outbox) and sent by Huey after commit, the SSRF-safe sender, and the REST routes."""
-from ..actions import add_topic_listener
+(an outbox fed by the ``evt_topic_announced`` hook) and sent by Huey after commit, the
+SSRF-safe sender, and the REST routes."""
 
 
-def includeme(config, ns):
-    from . import models  # noqa: F401  (tables on the shared metadata)
-    from .outbox import on_topic
-    from .settings import webhook_settings
-    from .views import add_routes
+def includeme(config):
+    from . import models, views  # noqa: F401  (tables on the shared metadata)
+    from .settings import keep_webhook_policy
 
-    webhook_settings(config.registry.settings)  # a bad ini value fails at start-up, not per delivery
-    add_topic_listener(config.registry, on_topic)
-    add_routes(config, ns)
+    keep_webhook_policy(config.registry)  # a bad ini value fails at start-up, not per delivery
+    config.add_rest_services(views)
 
 
 def declared_tasks():
@@ -22,9 +19,7 @@ def declared_tasks():
 
 
 def declared_periodic_tasks():
-    from huey import crontab
-
-    from storeplatform.queue import Periodic
+    from storeplatform.api import Periodic, crontab
 
     from .tasks import REQUEUE_TASK, requeue_webhook_deliveries
 

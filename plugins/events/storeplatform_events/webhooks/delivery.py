@@ -19,6 +19,22 @@ def signature(secret, body):
     return hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
 
 
+@dataclass(frozen=True)
+class Attempt:
+    """One request to send: the webhook, where, the exact bytes and the signed headers."""
+
+    webhook_id: int
+    url: str
+    body: bytes
+    headers: dict
+
+
+def signed_attempt(webhook_id, url, secret, topic, body, delivery_uuid, timestamp):
+    """The attempt of a delivery, signed with the webhook's secret as it is now (the body and
+    its timestamp were fixed when the change happened)."""
+    return Attempt(webhook_id, url, body, delivery_headers(webhook_id, topic, secret, body, delivery_uuid, timestamp))
+
+
 def delivery_headers(webhook_id, topic, secret, body, delivery_uuid, timestamp):
     return {
         "Content-Type": "application/json",
@@ -63,14 +79,15 @@ def make_http_session(policy):
     return session
 
 
-def post(policy, url, body, headers):
+def post(policy, attempt):
     """Send once; never raises for network trouble (that is an Outcome with an error)."""
     started = time.monotonic()
     code, error = None, None
     try:
         with make_http_session(policy) as session:
             # stream: the receiver's answer body is not needed, so a huge one is never read.
-            with session.post(url, data=body, headers=headers, timeout=(policy.timeout, policy.timeout),
+            with session.post(attempt.url, data=attempt.body, headers=attempt.headers,
+                              timeout=(policy.timeout, policy.timeout),
                               allow_redirects=True, verify=True, stream=True) as response:
                 code = response.status_code
                 if code >= 400:

@@ -3,8 +3,7 @@ the outbox (rows still ``pending``) and the delivery log (finished rows, the las
 from sqlalchemy import JSON, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from storeplatform.db import Base
-from storeplatform.db.types import UTCDateTime, utcnow
+from storeplatform.api import Base, UTCDateTime, utcnow
 
 WEBHOOK_STATUSES = ("active", "paused", "disabled")
 
@@ -41,6 +40,9 @@ class WebhookDelivery(Base):
     topic: Mapped[str] = mapped_column(String(40), nullable=False)
     # The exact bytes sent (as UTF-8 text), built when the change happened.
     body: Mapped[str] = mapped_column(Text, nullable=False)
+    # The envelope's timestamp (site time, YYYY-MM-DD HH:MM:SS), carried to the
+    # X-EVT-Timestamp header of every attempt.
+    timestamp: Mapped[str] = mapped_column(String(19), nullable=False)
     status: Mapped[str] = mapped_column(String(20), nullable=False, default=PENDING)
     created_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
     # Last hand-off to Huey; the sweep re-queues a pending row only when this is old.

@@ -1,14 +1,16 @@
-"""Deliveries written with the change (the outbox) and handed to Huey after commit; the
-counters and the log kept by the outcome of each attempt."""
+"""The deliveries table through its life: written with the change (the outbox) and handed to
+Huey after commit, claimed by one worker, its outcome recorded (counters, log of 100), and the
+sweep of lost hand-offs. Sending is ``delivery.post``; the task in ``tasks`` runs the three
+steps in order."""
 import uuid
 from datetime import timedelta
 
 from sqlalchemy import and_, case, delete, select, update
 
-from storeplatform.db.types import utcnow
-from storeplatform.queue import enqueue_after_commit
+from storeplatform.api import enqueue_after_commit, utcnow
 
-from .models import FINISHED, PENDING, SENDING, Webhook, WebhookDelivery
+from .delivery import signed_attempt
+from .models import DELIVERED, FAILED, FINISHED, PENDING, SENDING, SKIPPED, Webhook, WebhookDelivery
 from .payloads import envelope_body, local_timestamp, topic_data
 from .settings import FAILURE_LIMIT, LOG_SIZE
 from .topics import FIRED_TOPICS
@@ -27,13 +29,10 @@ def active_webhook_ids(session, topic):
     return cache[topic]
 
 
-def forget_active_webhooks(session):
-    session.info.pop(_ACTIVE_CACHE, None)
-
-
 def on_topic(session, topic, object_id, info):
-    """Topic listener: one pending delivery per active webhook of the topic, in the
-    transaction of the change; each is sent to Huey only if that transaction commits."""
+    """The outbox's ``evt_topic_announced``: one pending delivery per active webhook of the
+    topic, in the transaction of the change; each is sent to Huey only if that transaction
+    commits."""
     if topic not in FIRED_TOPICS:
         return
     webhook_ids = active_webhook_ids(session, topic)
@@ -44,12 +43,52 @@ def on_topic(session, topic, object_id, info):
         return
     timestamp = local_timestamp(session)
     rows = [WebhookDelivery(uuid=str(uuid.uuid4()), webhook_id=webhook_id, topic=topic, status=PENDING,
-                            body=envelope_body(topic, webhook_id, timestamp, data).decode("utf-8"))
+                            body=envelope_body(topic, webhook_id, timestamp, data).decode("utf-8"),
+                            timestamp=timestamp)
             for webhook_id in webhook_ids]
     session.add_all(rows)
     session.flush()
     for row in rows:
         enqueue_after_commit(session, DELIVER_TASK, row.id)
+
+
+def claim(session, delivery_id):
+    """pending -> sending, by one worker only (a second claim of the same row changes nothing)."""
+    result = session.execute(update(WebhookDelivery)
+                             .where(WebhookDelivery.id == delivery_id, WebhookDelivery.status == PENDING)
+                             .values(status=SENDING, claimed_at=utcnow())
+                             .execution_options(synchronize_session=False))
+    return result.rowcount == 1
+
+
+def claim_attempt(session, delivery_id):
+    """Claim a delivery and return its signed ``Attempt``; None when another worker has it, or
+    when its webhook is no longer active (the row is then closed as skipped: nothing is kept
+    for later)."""
+    if not claim(session, delivery_id):
+        return None
+    delivery, webhook = session.execute(
+        select(WebhookDelivery, Webhook).outerjoin(Webhook, Webhook.id == WebhookDelivery.webhook_id)
+        .where(WebhookDelivery.id == delivery_id)).one()
+    if webhook is None or webhook.status != "active":
+        delivery.status = SKIPPED
+        delivery.finished_at = utcnow()
+        delivery.error = "webhook deleted" if webhook is None else f"webhook {webhook.status}"
+        prune_log(session)
+        return None
+    return signed_attempt(webhook.id, webhook.url, webhook.secret, delivery.topic, delivery.body.encode("utf-8"),
+                          delivery.uuid, delivery.timestamp)
+
+
+def record(session, delivery_id, attempt, outcome):
+    """Write the outcome into the log row (one UPDATE), count it, keep the log at 100 rows."""
+    session.execute(update(WebhookDelivery).where(WebhookDelivery.id == delivery_id)
+                    .values(status=DELIVERED if outcome.success else FAILED, response_code=outcome.response_code,
+                            duration_ms=outcome.duration_ms, error=outcome.error, finished_at=utcnow(),
+                            url=attempt.url, request_headers=attempt.headers)
+                    .execution_options(synchronize_session=False))
+    count_outcome(session, attempt.webhook_id, outcome.success)
+    prune_log(session)
 
 
 def count_outcome(session, webhook_id, success):
@@ -74,15 +113,6 @@ def prune_log(session):
                     .execution_options(synchronize_session=False))
 
 
-def claim(session, delivery_id):
-    """pending -> sending, by one worker only (a second claim of the same row changes nothing)."""
-    result = session.execute(update(WebhookDelivery)
-                             .where(WebhookDelivery.id == delivery_id, WebhookDelivery.status == PENDING)
-                             .values(status=SENDING, claimed_at=utcnow())
-                             .execution_options(synchronize_session=False))
-    return result.rowcount == 1
-
-
 def requeue_lost(session, older_than_seconds, limit=1000):
     """Hand pending deliveries whose last hand-off is older than the grace period to Huey again
     (after commit). A row still in the queue may be sent twice to Huey; the claim sends it once."""
@@ -105,5 +135,5 @@ def abandon_stuck(session, older_than_seconds):
     cutoff = utcnow() - timedelta(seconds=older_than_seconds)
     session.execute(update(WebhookDelivery)
                     .where(WebhookDelivery.status == SENDING, WebhookDelivery.claimed_at <= cutoff)
-                    .values(status="failed", finished_at=utcnow(), error="abandoned: the worker stopped while sending")
+                    .values(status=FAILED, finished_at=utcnow(), error="abandoned: the worker stopped while sending")
                     .execution_options(synchronize_session=False))

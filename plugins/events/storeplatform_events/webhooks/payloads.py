@@ -1,10 +1,9 @@
-"""The JSON envelope and the ``data`` of each topic, built when the change happens."""
+"""The JSON envelope and the ``data`` of each topic, built when the change happens; the
+envelope's timestamp is kept beside the body (``WebhookDelivery.timestamp``) for the header."""
 import json
 from datetime import datetime
 
-from storeplatform.db import request_of
-from storeplatform.store.models import Post
-from storeplatform.store.options import get_option, site_timezone
+from storeplatform.api import Post, site_timezone, site_url
 
 from ..models import Attendee, EventDetails
 
@@ -12,12 +11,8 @@ TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S"
 
 
 def local_timestamp(session):
+    """Now in the site's time zone, as the envelope and the X-EVT-Timestamp header carry it."""
     return datetime.now(site_timezone(session)).strftime(TIMESTAMP_FORMAT)
-
-
-def site_url(session):
-    request = request_of(session)
-    return request.application_url if request is not None else get_option(session, "site.url").rstrip("/")
 
 
 def event_data(session, event_id):
@@ -73,7 +68,3 @@ def envelope_body(topic, webhook_id, timestamp, data):
     """The raw body (bytes) that is signed and sent."""
     envelope = {"topic": topic, "webhook_id": webhook_id, "timestamp": timestamp, "data": data}
     return json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
-def timestamp_of(body):
-    return json.loads(body)["timestamp"]

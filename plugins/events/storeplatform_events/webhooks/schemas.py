@@ -1,7 +1,7 @@
 """Colander schemas of the webhook routes (validation and the schema index)."""
 import colander
 
-from storeplatform.rest import PaginationSchema, StrictString, make_partial
+from storeplatform.api import PaginationSchema, StrictString, make_partial, not_blank
 
 from .models import WEBHOOK_STATUSES
 from .topics import TOPICS
@@ -10,13 +10,8 @@ MAX_NAME = 200
 MAX_SECRET = 255
 
 
-def _not_blank(node, value):
-    if not value.strip():
-        raise colander.Invalid(node, "must not be empty")
-
-
 class WebhookBody(colander.MappingSchema):
-    name = colander.SchemaNode(StrictString(), validator=colander.All(colander.Length(max=MAX_NAME), _not_blank),
+    name = colander.SchemaNode(StrictString(), validator=colander.All(colander.Length(max=MAX_NAME), not_blank),
                                description="Reference name.")
     url = colander.SchemaNode(StrictString(), description="Delivery URL (http or https; HTTPS advised).")
     topic = colander.SchemaNode(StrictString(), validator=colander.OneOf(list(TOPICS)),

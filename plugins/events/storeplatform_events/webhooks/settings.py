@@ -1,4 +1,5 @@
-"""The ini keys of webhook delivery, read once per use from the registry settings."""
+"""The ini keys of webhook delivery: parsed once when the site starts (a bad value stops it) and
+kept with the site, where views and tasks read the parsed policy."""
 import ipaddress
 import math
 from dataclasses import dataclass
@@ -11,6 +12,8 @@ FAILURE_LIMIT = 5
 LOG_SIZE = 100
 # A pending delivery older than this was handed to Huey but never picked up (lost hand-off).
 DEFAULT_REQUEUE_AFTER = 300.0
+# Where the site keeps its parsed policy (one per site: two sites of a process may differ).
+POLICY_KEY = "events.webhooks.policy"
 
 
 @dataclass(frozen=True)
@@ -50,3 +53,14 @@ def webhook_settings(settings):
 def _seconds(settings, key, default):
     value = str(settings.get(key, "")).strip()
     return float(value) if value else default
+
+
+def keep_webhook_policy(registry):
+    """Parse the site's ``events.webhooks.*`` once, at start-up, and keep the result."""
+    registry[POLICY_KEY] = webhook_settings(registry.settings)
+
+
+def webhook_policy(registry):
+    """The policy ``keep_webhook_policy`` kept for this site (views: ``request.registry``,
+    tasks: ``ctx.registry``)."""
+    return registry[POLICY_KEY]

@@ -7,7 +7,7 @@ from ...rest import Service, paginate
 from .. import schemas
 from ..errors import ORDER_IN_USE, ORDER_INVALID_ID
 from ..models import Order
-from ..orders import create_order, normalize_billing, set_order_status
+from ..orders import create_order, delete_order, normalize_billing, set_order_status
 
 orders = Service("store/v1", "/orders", name="orders", description="Store orders.")
 order = Service("store/v1", r"/orders/{id:\d+}", name="order", description="One store order.")
@@ -70,12 +70,11 @@ def put_order(request):
 
 
 @order.delete(permission="manage_shop")
-def delete_order(request):
+def remove_order(request):
     item = get_or_404(request.db, Order, request.validated["id"], ORDER_INVALID_ID)
     previous = order_json(request, item)
-    request.db.delete(item)
     try:
-        request.db.flush()
+        delete_order(request.db, item)
     except IntegrityError:
         raise ORDER_IN_USE()
     return {"deleted": True, "previous": previous}

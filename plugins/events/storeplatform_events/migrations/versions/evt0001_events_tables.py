@@ -6,7 +6,7 @@ Create Date: 2026-11-22 03:14:38.668123
 """
 from alembic import op
 import sqlalchemy as sa
-import storeplatform.db.types
+from storeplatform.api import UTCDateTime
 
 
 revision = 'evt0001'
@@ -30,11 +30,11 @@ def upgrade():
     sa.Column('phone', sa.String(length=100), nullable=False),
     sa.Column('ticket_code', sa.String(length=40), nullable=False),
     sa.Column('status', sa.String(length=20), nullable=False),
-    sa.Column('checked_in_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=True),
-    sa.Column('checked_out_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=True),
+    sa.Column('checked_in_at', UTCDateTime(timezone=True), nullable=True),
+    sa.Column('checked_out_at', UTCDateTime(timezone=True), nullable=True),
     sa.Column('custom_fields', sa.JSON(), nullable=False),
-    sa.Column('created_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
-    sa.Column('modified_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('created_at', UTCDateTime(timezone=True), nullable=False),
+    sa.Column('modified_at', UTCDateTime(timezone=True), nullable=False),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_evt_attendees')),
     sa.UniqueConstraint('order_item_id', 'ticket_index', name='uq_evt_attendees_item_ticket'),
     sa.UniqueConstraint('ticket_code', name=op.f('uq_evt_attendees_ticket_code'))

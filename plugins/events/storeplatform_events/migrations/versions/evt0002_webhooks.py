@@ -6,7 +6,7 @@ Create Date: 2026-11-22 03:29:49.843448
 """
 from alembic import op
 import sqlalchemy as sa
-import storeplatform.db.types
+from storeplatform.api import UTCDateTime
 
 
 revision = 'evt0002'
@@ -24,10 +24,10 @@ def upgrade():
     sa.Column('topic', sa.String(length=40), nullable=False),
     sa.Column('body', sa.Text(), nullable=False),
     sa.Column('status', sa.String(length=20), nullable=False),
-    sa.Column('created_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
-    sa.Column('queued_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
-    sa.Column('claimed_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=True),
-    sa.Column('finished_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=True),
+    sa.Column('created_at', UTCDateTime(timezone=True), nullable=False),
+    sa.Column('queued_at', UTCDateTime(timezone=True), nullable=False),
+    sa.Column('claimed_at', UTCDateTime(timezone=True), nullable=True),
+    sa.Column('finished_at', UTCDateTime(timezone=True), nullable=True),
     sa.Column('url', sa.Text(), nullable=True),
     sa.Column('request_headers', sa.JSON(), nullable=True),
     sa.Column('response_code', sa.Integer(), nullable=True),
@@ -48,8 +48,8 @@ def upgrade():
     sa.Column('secret', sa.String(length=255), nullable=False),
     sa.Column('status', sa.String(length=20), nullable=False),
     sa.Column('failures', sa.Integer(), nullable=False),
-    sa.Column('created_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
-    sa.Column('updated_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('created_at', UTCDateTime(timezone=True), nullable=False),
+    sa.Column('updated_at', UTCDateTime(timezone=True), nullable=False),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_evt_webhooks'))
     )
     with op.batch_alter_table('evt_webhooks', schema=None) as batch_op:

@@ -1,0 +1,207 @@
+"""Hostile input, class by class, swept over every route of the OpenAPI document the site serves
+(so a route added later is swept too): each class is refused with the error body, never a 500,
+and nothing reaches the database."""
+import json
+import os
+
+import pytest
+
+from storeplatform.testing import assert_error
+
+PLUGINS = os.environ.get("SP_FUZZ_PLUGINS", "invoicing pricecalc events")
+HUGE = "9" * 30
+HUGER = "9" * 5000  # beyond Python's 4,300-digit limit for int(text)
+
+
+@pytest.fixture
+def hostile(make_site):
+    site = make_site(**{"storeplatform.plugins": PLUGINS})
+    if "invoicing" in PLUGINS:
+        site.set_option("invoicing.rest_api_enabled", True)
+    site.admin = site.headers_for("administrator")
+    site.doc = site.app.get("/api/openapi.json").json
+    return site
+
+
+def operations(doc, *, body=None):
+    """(method, path template, operation) of every operation; ``body``: only those with or
+    without a request body."""
+    for path, item in doc["paths"].items():
+        for method, operation in item.items():
+            if body is None or ("requestBody" in operation) == body:
+                yield method.upper(), path, operation
+
+
+def fill(path, value="1"):
+    out = path
+    while "{" in out:
+        start = out.index("{")
+        out = out[:start] + value + out[out.index("}", start) + 1:]
+    return out
+
+
+def call(site, method, path, **kwargs):
+    kwargs.setdefault("headers", site.admin)
+    return site.app.request("/api" + path, method=method, expect_errors=True, **kwargs)
+
+
+def assert_error_body(res, status=None):
+    assert res.status_int < 500, (res.status, res.text[:300])
+    if status is not None:
+        assert res.status_int == status, (res.status, res.text[:300])
+    body = res.json
+    assert set(body) == {"code", "message", "data"} and body["data"]["status"] == res.status_int, body
+    return body
+
+
+def test_other_media_types_are_415_on_every_body_route(hostile):
+    swept = 0
+    for method, path, _ in operations(hostile.doc, body=True):
+        for content_type, payload in [("multipart/form-data", b"x"), ("multipart/form-data; boundary=zz", b"--zz\r\nx"),
+                                      ("text/xml", b"<a/>")]:
+            res = call(hostile, method, fill(path), body=payload, headers={**hostile.admin, "Content-Type": content_type})
+            body = assert_error_body(res)
+            # A route may refuse the caller or the item before it reads the body; never a 500.
+            if res.status_int not in (401, 403, 404):
+                assert body["code"] == "rest_unsupported_media_type", (method, path, body)
+            swept += 1
+    assert swept >= 3
+
+
+@pytest.mark.parametrize("text", ["\ud800", "a\udfffb", "nul\u0000"])
+def test_unstorable_text_is_refused_on_every_body_route(hostile, text):
+    for method, path, operation in operations(hostile.doc, body=True):
+        schema = operation["requestBody"]["content"]["application/json"]["schema"]
+        body = {name: text for name in schema.get("properties", {})} or {"x": text}
+        payload = json.dumps(body).encode()  # ensure_ascii: the surrogate travels as \ud800
+        res = call(hostile, method, fill(path), body=payload, headers={**hostile.admin, "Content-Type": "application/json"})
+        got = assert_error_body(res)
+        if res.status_int not in (401, 403, 404):
+            assert got["code"] == "rest_invalid_json", (method, path, got)
+        # The key itself can be the bad text too.
+        res = call(hostile, method, fill(path), body=json.dumps({text: 1}).encode(),
+                   headers={**hostile.admin, "Content-Type": "application/json"})
+        assert_error_body(res)
+
+
+def test_huge_path_ids_are_not_found_on_every_id_route(hostile):
+    for method, path, operation in operations(hostile.doc):
+        integer_params = [p["name"] for p in operation.get("parameters", [])
+                          if p["in"] == "path" and p["schema"].get("type") == "integer"]
+        if not integer_params:
+            continue
+        for value in (HUGE, HUGER, "0"):
+            res = call(hostile, method, fill(path, value), json={} if method in ("POST", "PUT") else None)
+            assert_error_body(res)
+            assert res.status_int in (400, 404, 401, 403), (method, path, res.status)
+
+
+def test_huge_integers_in_queries_are_invalid_params_on_every_route(hostile):
+    for method, path, operation in operations(hostile.doc):
+        for param in operation.get("parameters", []):
+            if param["in"] != "query" or param["schema"].get("type") != "integer":
+                continue
+            for value in (HUGE, HUGER, "-" + HUGE, "1.5", "x"):
+                res = call(hostile, method, fill(path) + f"?{param['name']}={value}")
+                body = assert_error_body(res)
+                if res.status_int == 400:
+                    assert body["code"] == "rest_invalid_param" and param["name"] in body["data"]["params"], body
+
+
+def test_huge_integers_in_bodies_are_invalid_params_on_every_route(hostile):
+    for method, path, operation in operations(hostile.doc, body=True):
+        schema = operation["requestBody"]["content"]["application/json"]["schema"]
+        for name, prop in schema.get("properties", {}).items():
+            if prop.get("type") != "integer":
+                continue
+            for value in (int(HUGE), -int(HUGE)):
+                res = call(hostile, method, fill(path), body=json.dumps({name: value}).encode(),
+                           headers={**hostile.admin, "Content-Type": "application/json"})
+                assert_error_body(res)
+            res = call(hostile, method, fill(path), body=('{"%s": %s}' % (name, HUGER)).encode(),
+                       headers={**hostile.admin, "Content-Type": "application/json"})
+            assert_error_body(res, 400) if res.status_int not in (401, 403, 404) else assert_error_body(res)
+
+
+def test_a_nul_in_the_path_is_an_invalid_url(hostile):
+    assert_error(hostile.app.get("/api/store/v1/products/%00", status=400), 400, "rest_invalid_url")
+
+
+def test_repeated_query_parameters_keep_their_last_value(hostile):
+    res = hostile.app.get("/api/store/v1/products?per_page=5&per_page=2", headers=hostile.admin)
+    assert res.headers["X-Total"] == "0"
+    assert "per_page" not in res.headers.get("Link", "")
+
+
+def test_money_travels_exactly_and_is_never_rounded(hostile):
+    made = hostile.app.post_json("/api/store/v1/products", {"name": "Big", "regular_price": "999999999999.9999"},
+                                 headers=hostile.admin, status=201)
+    assert b'"regular_price":999999999999.9999' in made.body
+    read = hostile.app.get(f"/api/store/v1/products/{made.json['id']}", headers=hostile.admin)
+    assert b'"regular_price":999999999999.9999' in read.body
+    res = hostile.app.post_json("/api/store/v1/products", {"name": "Fine", "regular_price": 1.23456},
+                                headers=hostile.admin, status=400)
+    assert_error(res, 400, "rest_invalid_param")
+    assert "regular_price" in res.json["data"]["params"]
+
+
+def test_ids_are_never_given_twice(hostile):
+    product = hostile.app.post_json("/api/store/v1/products", {"name": "P", "regular_price": "2"},
+                                    headers=hostile.admin).json["id"]
+    order = {"line_items": [{"product_id": product}]}
+    first = hostile.app.post_json("/api/store/v1/orders", order, headers=hostile.admin).json["id"]
+    hostile.app.delete(f"/api/store/v1/orders/{first}", headers=hostile.admin)
+    second = hostile.app.post_json("/api/store/v1/orders", order, headers=hostile.admin).json["id"]
+    assert second > first
+
+
+def test_an_order_for_a_missing_customer_names_every_bad_reference(hostile):
+    res = hostile.app.post_json("/api/store/v1/orders", {"customer_id": 2**31 + 5, "line_items": [{"product_id": 77}]},
+                                headers=hostile.admin, status=400)
+    assert_error(res, 400, "rest_invalid_param")
+    assert set(res.json["data"]["params"]) == {"customer_id", "line_items.0.product_id"}
+
+
+def test_case_insensitive_search_beyond_ascii(hostile):
+    for name in ("Zoë Øl", "ÅRHUS Ölhalle"):
+        hostile.app.post_json("/api/store/v1/products", {"name": name}, headers=hostile.admin, status=201)
+    for term, expected in [("zoë", ["Zoë Øl"]), ("århus", ["ÅRHUS Ölhalle"]), ("ÖLHALLE", ["ÅRHUS Ölhalle"]),
+                           ("øl", ["Zoë Øl"])]:
+        found = hostile.app.get("/api/store/v1/products", params={"search": term}, headers=hostile.admin).json
+        assert [p["name"] for p in found] == expected, term
+
+
+def test_behind_a_trusted_proxy_the_clients_scheme_counts(make_site):
+    site = make_site(**{"storeplatform.allow_http_consumer_keys": "false",
+                        "storeplatform.trusted_proxies": "10.0.0.0/8, 192.0.2.1"})
+    site.create_user("shop", "shop_manager")
+    key, secret = site.consumer_key("shop")
+    import base64
+    auth = {"Authorization": "Basic " + base64.b64encode(f"{key}:{secret}".encode()).decode()}
+    for proxy in ("10.1.2.3", "192.0.2.1"):
+        res = site.app.get("/api/store/v1/products", headers={**auth, "X-Forwarded-Proto": "https"},
+                           extra_environ={"REMOTE_ADDR": proxy})
+        assert res.status_int == 200
+    made = site.app.post_json("/api/store/v1/products", {"name": "P"}, headers={**auth, "X-Forwarded-Proto": "https"},
+                              extra_environ={"REMOTE_ADDR": "10.1.2.3"}, status=201)
+    assert made.headers["Location"].startswith("https://")
+    res = site.app.get("/api/store/v1/products", headers={**auth, "X-Forwarded-Proto": "https"},
+                       extra_environ={"REMOTE_ADDR": "192.0.2.2"}, status=401)
+    assert_error(res, 401, "rest_consumer_key_https_required")
+
+
+@pytest.mark.parametrize("path", ["/", "/?x=%FF", "/?invoicing_download=%FF&key=a", "/api/store/v1/products?x=%FF",
+                                  "/api/?q=%C0%AF"])
+def test_a_query_string_that_is_not_utf8_is_refused_everywhere(hostile, path):
+    res = hostile.app.get(path, expect_errors=True)
+    assert_error_body(res)
+    if "%" in path:
+        assert_error(res, 400, "rest_invalid_url")
+
+
+def test_digits_of_other_scripts_name_no_row(hostile):
+    product = hostile.app.post_json("/api/store/v1/products", {"name": "P"}, headers=hostile.admin).json["id"]
+    assert product == 1
+    for text in ("%D9%A1", "%C2%B9"):  # Arabic-Indic one, superscript one
+        res = hostile.app.get(f"/api/store/v1/products/{text}", headers=hostile.admin, expect_errors=True)
+        assert res.status_int == 404, res.text
