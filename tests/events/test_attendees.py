@@ -63,6 +63,39 @@ def test_cancelled_or_refunded_order_cancels_its_attendees(evt, status):
     assert sorted(a["ticket_code"] for a in again) == sorted(a["ticket_code"] for a in attendees)
 
 
+def test_a_ticket_cancelled_on_purpose_stays_cancelled_through_order_changes(evt):
+    event = evt.event()
+    kept, cancelled = evt.tickets(event["id"], 2)
+    order_id = kept["order_id"]
+    evt.put(f"/attendees/{cancelled['id']}", {"status": "cancelled"}, headers=evt.admin, status=200)
+    for status in ("completed", "refunded", "processing", "completed"):
+        evt.set_order_status(order_id, status)
+    by_id = {a["id"]: a["status"] for a in evt.attendees(order_id=order_id)}
+    assert by_id == {kept["id"]: "active", cancelled["id"]: "cancelled"}
+
+
+def test_deleting_an_order_cancels_and_detaches_its_tickets(evt):
+    event = evt.event()
+    tickets = evt.tickets(event["id"], 2)
+    evt.app.delete(f"/api/store/v1/orders/{tickets[0]['order_id']}", headers=evt.admin, status=200)
+    left = evt.attendees(event=event["id"])
+    assert {(a["status"], a["order_id"]) for a in left} == {("cancelled", 0)}
+    # A new order never inherits them (ids are not reused).
+    fresh = evt.tickets(event["id"], 1)
+    assert fresh[0]["order_id"] != tickets[0]["order_id"] and len(evt.attendees(order_id=fresh[0]["order_id"])) == 1
+    res = evt.post("/checkin", {"ticket_code": tickets[0]["ticket_code"]}, status=400)
+    assert_error(res, 400, "evt_rest_cancelled_ticket")
+
+
+def test_deleting_an_event_for_good_cancels_its_tickets(evt):
+    event = evt.event()
+    tickets = evt.tickets(event["id"], 2)
+    evt.delete(f"/events/{event['id']}?force=true", status=200)
+    assert {a["status"] for a in evt.attendees(event=event["id"])} == {"cancelled"}
+    other = evt.event(title="Next")
+    assert other["id"] != event["id"] and evt.attendees(event=other["id"]) == []
+
+
 def test_products_naming_no_event_issue_nothing(evt):
     venue = evt.venue()
     bad = [evt.app.post_json("/api/store/v1/products", {"name": n, "regular_price": "1", "meta": {"event_id": v}},

@@ -68,9 +68,14 @@ class OrganizerDetails(Base):
     linkedin: Mapped[str] = mapped_column(Text, default="")
 
 
+# Bookkeeping of the plugin, not part of the attendee record hooks and webhooks see.
+INTERNAL_COLUMNS = frozenset({"cancelled_by_order"})
+
+
 class Attendee(Base):
     """One ticket unit of a paid order. ``event_id`` and ``order_id`` carry no foreign key on
-    purpose: deleting an event or an order must not erase the record of what was sold."""
+    purpose: deleting an event or an order must not erase the record of what was sold (its
+    tickets are cancelled, and detached from a deleted order, instead)."""
 
     __tablename__ = "evt_attendees"
     __table_args__ = (
@@ -93,6 +98,9 @@ class Attendee(Base):
     phone: Mapped[str] = mapped_column(String(100), default="")
     ticket_code: Mapped[str] = mapped_column(String(40), unique=True)
     status: Mapped[str] = mapped_column(String(20), default="active")
+    # Cancelled because its order was cancelled or refunded (not on purpose): only such tickets
+    # come back when the order is paid again.
+    cancelled_by_order: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
     checked_in_at = mapped_column(UTCDateTime, nullable=True)
     checked_out_at = mapped_column(UTCDateTime, nullable=True)
     custom_fields = mapped_column(JSON, nullable=False, default=dict)
@@ -101,4 +109,4 @@ class Attendee(Base):
 
     def as_dict(self):
         """The record as plain values (what filters and actions receive as ``attendee``)."""
-        return {c.name: getattr(self, c.name) for c in self.__table__.columns}
+        return {c.name: getattr(self, c.name) for c in self.__table__.columns if c.name not in INTERNAL_COLUMNS}

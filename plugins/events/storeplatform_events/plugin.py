@@ -68,6 +68,15 @@ def storeplatform_order_status_changed(order, old_status, new_status):
 
 
 @hookimpl
+def storeplatform_order_deleted(order):
+    from sqlalchemy.orm import object_session
+
+    from .tickets import on_order_deleted
+
+    on_order_deleted(object_session(order), order)
+
+
+@hookimpl
 def storeplatform_demo_data(session):
     from .demo import load_demo
 

@@ -11,6 +11,7 @@ from storeplatform.api import (InvalidParams, Post, Term, delete_post, id_in_ran
                                trash_post, unique_slug, utcnow)
 
 from . import actions, queries
+from .tickets import cancel_event_tickets
 from .models import (CATEGORY_TAXONOMY, EVENT_TYPE, ORGANIZER_TYPE, VENUE_TYPE, EventDetails, OrganizerDetails,
                      VenueDetails)
 
@@ -121,6 +122,8 @@ def remove(session, kind, post, force):
     """Trash (or delete for good with ``force``); fires the deleted action when something changed.
     Returns True when something changed."""
     if force:
+        if kind.post_type == EVENT_TYPE:
+            cancel_event_tickets(session, post.id)
         delete_post(session, post)
     else:
         if post.status == "trash":

@@ -34,7 +34,24 @@ def on_order_status_changed(session, order, old_status, new_status):
         issue_tickets(session, order)
     elif new_status in CANCELLING_STATUSES:
         session.execute(update(Attendee).where(Attendee.order_id == order.id, Attendee.status != "cancelled")
-                        .values(status="cancelled", modified_at=utcnow()).execution_options(synchronize_session=False))
+                        .values(status="cancelled", cancelled_by_order=True, modified_at=utcnow())
+                        .execution_options(synchronize_session=False))
+
+
+def on_order_deleted(session, order):
+    """The order's tickets are cancelled and detached: the record of what was sold stays, and
+    nothing can be checked in for an order that is gone."""
+    session.execute(update(Attendee).where(Attendee.order_id == order.id)
+                    .values(status="cancelled", cancelled_by_order=False, order_id=None, order_item_id=None,
+                            modified_at=utcnow())
+                    .execution_options(synchronize_session=False))
+
+
+def cancel_event_tickets(session, event_id):
+    """The tickets of an event deleted for good are cancelled (the record stays)."""
+    session.execute(update(Attendee).where(Attendee.event_id == event_id, Attendee.status != "cancelled")
+                    .values(status="cancelled", cancelled_by_order=False, modified_at=utcnow())
+                    .execution_options(synchronize_session=False))
 
 
 def issue_tickets(session, order):
@@ -42,8 +59,11 @@ def issue_tickets(session, order):
     cancellation, reactivate the same tickets instead."""
     existing = session.execute(select(Attendee.id).where(Attendee.order_id == order.id).limit(1)).first()
     if existing is not None:
-        session.execute(update(Attendee).where(Attendee.order_id == order.id, Attendee.status == "cancelled")
-                        .values(status="active", modified_at=utcnow()).execution_options(synchronize_session=False))
+        # Only what the order itself cancelled comes back; a ticket cancelled on purpose stays so.
+        session.execute(update(Attendee).where(Attendee.order_id == order.id, Attendee.status == "cancelled",
+                                               Attendee.cancelled_by_order.is_(True))
+                        .values(status="active", cancelled_by_order=False, modified_at=utcnow())
+                        .execution_options(synchronize_session=False))
         return []
     product_ids = {item.product_id for item in order.line_items if item.product_id}
     if not product_ids:

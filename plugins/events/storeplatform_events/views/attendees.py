@@ -62,6 +62,8 @@ def update_attendee(request):
         if field in v:
             setattr(a, field, v[field])
     now = utcnow()
+    if "status" in v:
+        a.cancelled_by_order = False  # a status set on purpose is not the order's any more
     if "status" in v and v["status"] != a.status:
         a.status = v["status"]
         if a.status == "checked_in" and a.checked_in_at is None:
