@@ -180,7 +180,8 @@ def test_the_time_out_covers_all_redirect_hops_together(make_site, receiver):
     site.event("Chain")
     assert site.webhook_row(hook["id"])["failures"] == 1
     [logged] = site.deliveries()
-    assert logged["status"] == "failed" and "time-out" in logged["error"] and logged["duration_ms"] < 1000
+    # Stopped at the deadline, not after every hop (0.75 s); the bound leaves room for a loaded machine.
+    assert logged["status"] == "failed" and "time-out" in logged["error"] and logged["duration_ms"] < 2000
     assert len(receiver.posts("/slowhop")) <= 3
 
 

@@ -14,7 +14,8 @@ from schemathesis import GenerationMode
 
 PLUGINS = os.environ.get("SP_FUZZ_PLUGINS", "invoicing pricecalc events")
 # Examples per operation and generation mode; the whole run stays well under three minutes.
-MAX_EXAMPLES = int(os.environ.get("SP_FUZZ_EXAMPLES", "12"))
+MAX_EXAMPLES = int(os.environ.get("SP_FUZZ_EXAMPLES", "10"))
+NAMESPACES = ["store/v1", "invoicing/v1", "pricecalc/v1", "events/v1"]
 
 
 def error_body_shape(ctx, response, case):
@@ -42,11 +43,16 @@ def fuzz_site(make_site):
     return site
 
 
-def test_every_route_answers_without_server_errors(fuzz_site):
+@pytest.mark.parametrize("namespace", NAMESPACES)
+def test_every_route_answers_without_server_errors(fuzz_site, namespace):
+    """One namespace per test, so that a parallel run spreads them."""
+    if namespace.split("/")[0] not in ("store", *PLUGINS.split()):
+        pytest.skip(f"{namespace} is not enabled in this run")
     schema = schemathesis.openapi.from_wsgi("/api/openapi.json", fuzz_site.wsgi)
     headers = {**fuzz_site.headers_for("administrator")}
-    operations = [result.ok() for result in schema.get_all_operations()]
-    assert len(operations) > int(os.environ.get("SP_FUZZ_MIN_OPERATIONS", "60"))  # every namespace is in it
+    operations = [op for op in (result.ok() for result in schema.get_all_operations())
+                  if namespace in op.definition.raw.get("tags", [])]
+    assert len(operations) >= 3  # the namespace is in the document with its routes
     failures = {}
     for operation in operations:
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):

@@ -205,3 +205,27 @@ def test_digits_of_other_scripts_name_no_row(hostile):
     for text in ("%D9%A1", "%C2%B9"):  # Arabic-Indic one, superscript one
         res = hostile.app.get(f"/api/store/v1/products/{text}", headers=hostile.admin, expect_errors=True)
         assert res.status_int == 404, res.text
+
+
+def test_an_order_total_beyond_the_money_column_is_refused_not_rounded(hostile):
+    product = hostile.app.post_json("/api/store/v1/products", {"name": "Dear", "regular_price": "999999999999.9999"},
+                                    headers=hostile.admin).json["id"]
+    res = hostile.app.post_json("/api/store/v1/orders", {"line_items": [{"product_id": product, "quantity": 100000}]},
+                                headers=hostile.admin, status=400)
+    assert "line_items.0.quantity" in assert_error(res, 400, "rest_invalid_param")["data"]["params"]
+    res = hostile.app.post_json("/api/store/v1/orders", {"line_items": [{"product_id": product, "quantity": 99}]},
+                                headers=hostile.admin, status=201)
+    assert b'"total":98999999999999.9901' in res.body
+    read = hostile.app.get(f"/api/store/v1/orders/{res.json['id']}", headers=hostile.admin)
+    assert b'"total":98999999999999.9901' in read.body
+
+
+def test_every_bad_parameter_of_an_order_is_listed_at_once(hostile):
+    priced = hostile.app.post_json("/api/store/v1/products", {"name": "P", "regular_price": "2"},
+                                   headers=hostile.admin).json["id"]
+    body = {"customer_id": 999, "currency": "euro",
+            "line_items": [{"product_id": 4242, "quantity": 1}, {"product_id": priced, "quantity": 0},
+                           {"product_id": priced, "quantity": 1}]}
+    res = hostile.app.post_json("/api/store/v1/orders", body, headers=hostile.admin, status=400)
+    params = assert_error(res, 400, "rest_invalid_param")["data"]["params"]
+    assert set(params) == {"customer_id", "currency", "line_items.0.product_id", "line_items.1.quantity"}

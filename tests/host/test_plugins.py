@@ -128,3 +128,13 @@ def test_action_runs_every_implementation_even_when_one_fails():
     with pytest.raises(ValueError, match="boom"):
         call_action(pm.hook.demo_action, seen=seen)
     assert seen == ["fails", "records"]
+
+
+def test_a_plugin_implementing_an_unknown_hook_is_named():
+    class Speakers:
+        @impl
+        def evt_rest_prepare_event(self, data):
+            return data
+
+    with pytest.raises(PluginError, match="plugin 'Speakers' implements an unknown hook"):
+        make_plugin_manager([], extra=[Speakers()])

@@ -1,8 +1,8 @@
 """Column types shared by every distribution."""
 from datetime import datetime, timezone
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
-from sqlalchemy import DateTime, Numeric
+from sqlalchemy import BigInteger, DateTime, Numeric
 from sqlalchemy.types import TypeDecorator
 
 
@@ -29,20 +29,33 @@ class UTCDateTime(TypeDecorator):
 
 
 class Money(TypeDecorator):
-    """Decimal amounts with four places, exact on every backend."""
+    """Decimal amounts with four places, exact on every backend.
+
+    PostgreSQL keeps NUMERIC(18, 4) exactly. SQLite turns any number into a double (15 to 17
+    significant digits), so there the column holds the amount in ten-thousandths as a 64-bit
+    integer: 98999999999999.9901 is 989999999999999901, exact.
+    """
 
     impl = Numeric(18, 4)
     cache_ok = True
+    SCALE = Decimal("0.0001")
+
+    def load_dialect_impl(self, dialect):
+        # Plain integers on SQLite: its NUMERIC handling would pass them through a float.
+        return dialect.type_descriptor(BigInteger() if dialect.name == "sqlite" else Numeric(18, 4))
 
     def process_bind_param(self, value, dialect):
         if value is None:
             return None
-        return Decimal(value)
+        amount = Decimal(value).quantize(self.SCALE, rounding=ROUND_HALF_UP)
+        return int(amount.scaleb(4)) if dialect.name == "sqlite" else amount
 
     def process_result_value(self, value, dialect):
         if value is None:
             return None
-        return Decimal(str(value)).quantize(Decimal("0.0001"))
+        if dialect.name == "sqlite":
+            return Decimal(int(value)).scaleb(-4).quantize(self.SCALE)
+        return Decimal(str(value)).quantize(self.SCALE)
 
 
 def utcnow():

@@ -26,7 +26,9 @@ class Service:
     View options: ``permission`` (a capability name, or a callable ``(request)`` that raises a
     ``RestError``; checked before validation), ``query`` / ``body`` (colander mapping schemas;
     the validated values are in ``request.validated``), ``body_reader`` (``(request) -> dict``,
-    the raw body to validate when ``json_body(request)`` is not the right reading),
+    the raw body to validate when ``json_body(request)`` is not the right reading), ``bind``
+    (``(request) -> dict``: the body schema is bound with it, for deferred validators that check
+    references beside the other fields, so every bad parameter is reported at once),
     ``response`` (the response shape for the schema index) and ``permission_description``
     (the capability the index names when ``permission`` is a callable).
     """
@@ -77,7 +79,7 @@ class RestService(CorniceService):
         self.namespace = namespace
         self.docs = {}
 
-    def add_view(self, method, view, *, permission=None, query=None, body=None, body_reader=None,
+    def add_view(self, method, view, *, permission=None, query=None, body=None, body_reader=None, bind=None,
                  response=None, permission_description=None, **kwargs):
         method = method.upper()
         self.docs[method] = {
@@ -87,7 +89,7 @@ class RestService(CorniceService):
             "response": response,
         }
         validators = [_path_validator(integer_path_params(self.path)), _permission_validator(permission),
-                      _schema_validator(query, body, body_reader or json_body)]
+                      _schema_validator(query, body, body_reader or json_body, bind)]
         kwargs.setdefault("permission", None)
         super().add_view(method, view, validators=validators, **kwargs)
 
@@ -128,13 +130,14 @@ def _path_validator(path_ids):
     return validate
 
 
-def _schema_validator(query, body, body_reader):
+def _schema_validator(query, body, body_reader, bind):
     def validate(request, **kwargs):
         validated = request.validated
         if query is not None:
             validated.update(deserialize(query, query_cstruct(request, query)))
         if body is not None:
-            validated.update(deserialize(body, body_reader(request)))
+            schema = body.bind(**bind(request)) if bind is not None else body
+            validated.update(deserialize(schema, body_reader(request)))
         request.validated = validated
 
     return validate

@@ -15,33 +15,51 @@ from .products import current_price
 
 STATUSES = ("pending", "processing", "on-hold", "completed", "cancelled", "refunded", "failed")
 PAID_STATUSES = ("processing", "completed")
+# What a money column (NUMERIC(18, 4)) holds before the point: totals stay exact below it.
+COLUMN_LIMIT = Decimal(10) ** 14
 
 
 def new_order_key():
     return "order_" + secrets.token_urlsafe(18)
 
 
+def load_products(session, ids):
+    """The products ``ids`` names (those that can exist), by id, in one query."""
+    ids = {i for i in ids if id_in_range(i)}
+    if not ids:
+        return {}
+    return {p.id: p for p in session.execute(select(Product).where(Product.id.in_(ids))).scalars()}
+
+
+def line_problems(product, product_id, quantity):
+    """What is wrong with ordering ``quantity`` of ``product`` (None when it does not exist),
+    as ``{field: message}``; empty when the line can be ordered."""
+    if product is None:
+        return {"product_id": f"product {product_id} does not exist"}
+    if product.type == "variable":
+        return {"product_id": "a variable product cannot be ordered; order one of its variations"}
+    price = current_price(product)
+    if price is None:
+        return {"product_id": f"product {product.id} has no price"}
+    if quantity is not None and price * quantity >= COLUMN_LIMIT:
+        return {"quantity": "the line total is more than an order can hold"}
+    return {}
+
+
 def build_line_items(session, items, errors):
     """Line items priced from the products, in Decimal. ``items``: [{product_id, quantity}];
     what is wrong with them is added to ``errors``."""
-    ids = {item["product_id"] for item in items if id_in_range(item["product_id"])}
-    products = {p.id: p for p in session.execute(select(Product).where(Product.id.in_(ids))).scalars()}
+    products = load_products(session, [item["product_id"] for item in items])
     lines = []
     for index, item in enumerate(items):
         product = products.get(item["product_id"])
-        if product is None:
-            errors[f"line_items.{index}.product_id"] = f"product {item['product_id']} does not exist"
-            continue
-        if product.type == "variable":
-            errors[f"line_items.{index}.product_id"] = "a variable product cannot be ordered; order one of its variations"
+        problems = line_problems(product, item["product_id"], item["quantity"])
+        if problems:
+            errors.update({f"line_items.{index}.{field}": message for field, message in problems.items()})
             continue
         price = current_price(product)
-        if price is None:
-            errors[f"line_items.{index}.product_id"] = f"product {product.id} has no price"
-            continue
-        quantity = item["quantity"]
-        lines.append(OrderItem(product_id=product.id, name=product.name, quantity=quantity,
-                               unit_price=price, total=price * quantity))
+        lines.append(OrderItem(product_id=product.id, name=product.name, quantity=item["quantity"],
+                               unit_price=price, total=price * item["quantity"]))
     return lines
 
 
@@ -49,6 +67,8 @@ def create_order(session, *, line_items, billing=None, status="pending", currenc
     """Create an order and fire its actions; ``InvalidParams`` names every bad reference."""
     errors = {}
     lines = build_line_items(session, line_items, errors)
+    if not errors and sum((line.total for line in lines), Decimal(0)) >= COLUMN_LIMIT:
+        errors["line_items"] = "the order total is more than an order can hold"
     if customer_id and get_by_id(session, User, customer_id) is None:
         errors["customer_id"] = f"no user with id {customer_id}"
     if errors:

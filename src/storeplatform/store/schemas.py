@@ -3,7 +3,7 @@ import colander
 
 from ..rest import DecimalText, PaginationSchema, StrictInt, StrictString, make_partial
 from ..rest.types import money_amount
-from .orders import BILLING_FIELDS, STATUSES as ORDER_STATUSES
+from .orders import BILLING_FIELDS, STATUSES as ORDER_STATUSES, line_problems
 from .products import STATUSES as PRODUCT_STATUSES, TYPES as PRODUCT_TYPES
 
 
@@ -36,7 +36,37 @@ class ProductListQuery(PaginationSchema):
     parent = colander.SchemaNode(StrictInt(), missing=colander.drop)
 
 
+@colander.deferred
+def orderable(node, kw):
+    """A line whose product can be ordered, checked beside the other fields so that every bad
+    parameter is reported at once (``products``: a loader the orders view binds)."""
+    products = kw["products"]
+
+    def validate(line, value):
+        problems = line_problems(products().get(value["product_id"]), value["product_id"], value["quantity"])
+        if problems:
+            exc = colander.Invalid(line)
+            for field, message in problems.items():
+                exc[field] = message
+            raise exc
+
+    return validate
+
+
+@colander.deferred
+def existing_user(node, kw):
+    users = kw["users"]
+
+    def validate(field, value):
+        if value and not users(value):
+            raise colander.Invalid(field, f"no user with id {value}")
+
+    return validate
+
+
 class LineItem(colander.MappingSchema):
+    validator = orderable
+
     product_id = colander.SchemaNode(StrictInt())
     quantity = colander.SchemaNode(StrictInt(), missing=1, validator=colander.Range(min=1, max=100000))
 
@@ -58,7 +88,7 @@ class OrderBody(colander.MappingSchema):
     currency = colander.SchemaNode(StrictString(), missing=colander.drop,
                                    validator=colander.Regex(r"^[A-Z]{3}$", "must be a three-letter code"))
     billing = Billing(missing=colander.drop)
-    customer_id = colander.SchemaNode(StrictInt(), missing=colander.drop)
+    customer_id = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=existing_user)
     line_items = LineItems(validator=colander.Length(min=1, max=500))
 
 

@@ -2,12 +2,12 @@
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from ...db import get_or_404
-from ...rest import Service, paginate
+from ...db import get_by_id, get_or_404
+from ...rest import Service, json_body, paginate
 from .. import schemas
 from ..errors import ORDER_IN_USE, ORDER_INVALID_ID
-from ..models import Order
-from ..orders import create_order, delete_order, normalize_billing, set_order_status
+from ..models import Order, User
+from ..orders import create_order, delete_order, load_products, normalize_billing, set_order_status
 
 orders = Service("store/v1", "/orders", name="orders", description="Store orders.")
 order = Service("store/v1", r"/orders/{id:\d+}", name="order", description="One store order.")
@@ -42,7 +42,22 @@ def list_orders(request):
     return [order_json(request, o) for o in paginate(request, stmt)]
 
 
-@orders.post(permission="manage_shop", body=schemas.OrderBody())
+def order_references(request):
+    """What the order body's reference checks read: its products (one query, from the raw
+    body's ids) and users by id."""
+    loaded = []
+
+    def products():
+        if not loaded:
+            lines = json_body(request).get("line_items")
+            ids = [line.get("product_id") for line in lines if isinstance(line, dict)] if isinstance(lines, list) else []
+            loaded.append(load_products(request.db, [i for i in ids if isinstance(i, int) and not isinstance(i, bool)]))
+        return loaded[0]
+
+    return {"products": products, "users": lambda user_id: get_by_id(request.db, User, user_id) is not None}
+
+
+@orders.post(permission="manage_shop", body=schemas.OrderBody(), bind=order_references)
 def post_order(request):
     v = request.validated
     item = create_order(request.db, line_items=v["line_items"], billing=v.get("billing"), status=v["status"],
