@@ -289,3 +289,16 @@ def test_published_items_are_public(evt):
     assert evt.get(f"/events/{event['id']}").json["id"] == event["id"]
     assert evt.get(f"/venues/{venue['id']}").json["id"] == venue["id"]
     assert evt.get(f"/organizers/{organizer['id']}").json["id"] == organizer["id"]
+
+
+def test_a_bad_value_and_a_bad_reference_are_listed_together(evt):
+    venue = evt.venue()
+    body = {"title": "Both", "start_time": "25:00", "venue_id": 999999, "organizer_id": venue["id"],
+            "categories": [424242]}
+    res = evt.post("/events", body, status=400)
+    params = assert_error(res, 400, "rest_invalid_param")["data"]["params"]
+    assert set(params) == {"start_time", "venue_id", "organizer_id", "categories"}
+    assert params["venue_id"] == "venue 999999 does not exist"
+    made = evt.event()
+    res = evt.put(f"/events/{made['id']}", {"end_date": "x", "venue_id": 999999}, status=400)
+    assert set(assert_error(res, 400, "rest_invalid_param")["data"]["params"]) == {"end_date", "venue_id"}

@@ -35,26 +35,38 @@ ORGANIZER = Kind("organizer", ORGANIZER_TYPE, OrganizerDetails, "name",
                  ("phone", "email", "website", "facebook", "twitter", "linkedin"), "organizers")
 
 
+def reference_problems(session, values):
+    """What is wrong with the references of event ``values`` (venue_id, organizer_id,
+    categories): ``{field: message}``. Values of another JSON kind are the schema's business and
+    are passed over here, so this also reads a raw body (the bound schema's validators)."""
+    errors = {}
+    refs = {"venue_id": VENUE_TYPE, "organizer_id": ORGANIZER_TYPE}
+    wanted = {f: v for f in refs if _is_id(v := values.get(f)) and v}
+    if wanted:
+        ids = [i for i in wanted.values() if id_in_range(i)]
+        found = dict(session.execute(select(Post.id, Post.post_type).where(Post.id.in_(ids))).all()) if ids else {}
+        for field, ref in wanted.items():
+            if found.get(ref) != refs[field]:
+                errors[field] = f"{field.split('_')[0]} {ref} does not exist"
+    categories = values.get("categories")
+    if isinstance(categories, list) and categories and all(_is_id(i) for i in categories):
+        known = set(session.execute(select(Term.id).where(
+            Term.taxonomy == CATEGORY_TAXONOMY, Term.id.in_([i for i in categories if id_in_range(i)]))
+        ).scalars())
+        missing = sorted(set(categories) - known)
+        if missing:
+            errors["categories"] = "unknown category id(s): " + ", ".join(map(str, missing))
+    return errors
+
+
+def _is_id(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _check_event_values(session, details, values):
     """Check references and the date order of the merged event: values that passed the schema
     but not the data (unknown venue, end before start...) raise InvalidParams."""
-    errors = {}
-    refs = {"venue_id": VENUE_TYPE, "organizer_id": ORGANIZER_TYPE}
-    wanted = {values[f]: t for f, t in refs.items() if values.get(f)}
-    if wanted:
-        ids = [i for i in wanted if id_in_range(i)]
-        found = dict(session.execute(select(Post.id, Post.post_type).where(Post.id.in_(ids))).all()) if ids else {}
-        for field, post_type in refs.items():
-            ref = values.get(field)
-            if ref and found.get(ref) != post_type:
-                errors[field] = f"{field.split('_')[0]} {ref} does not exist"
-    if "categories" in values and values["categories"]:
-        known = set(session.execute(select(Term.id).where(
-            Term.taxonomy == CATEGORY_TAXONOMY, Term.id.in_([i for i in values["categories"] if id_in_range(i)]))
-        ).scalars())
-        missing = sorted(set(values["categories"]) - known)
-        if missing:
-            errors["categories"] = "unknown category id(s): " + ", ".join(map(str, missing))
+    errors = reference_problems(session, values)
     start = (details.start_date, details.start_time)
     end = (details.end_date, details.end_time)
     if end < start:

@@ -62,6 +62,20 @@ def _text(name, description="", max_length=None, **kw):
                                description=description, validator=validator, **kw)
 
 
+@colander.deferred
+def known_reference(node, kw):
+    """A venue, organizer or category that exists, checked beside the other fields so that every
+    bad parameter is reported at once (``references``: what the event views bind)."""
+    references = kw["references"]
+
+    def validate(field, value):
+        problem = references().get(field.name)
+        if problem:
+            raise colander.Invalid(field, problem)
+
+    return validate
+
+
 class CategoryIds(colander.SequenceSchema):
     category = colander.SchemaNode(StrictInt(), validator=POSITIVE_ID)
 
@@ -83,8 +97,9 @@ class EventBody(colander.MappingSchema):
     end_time = colander.SchemaNode(TimeText(), missing=colander.drop, description="HH:MM (default 23:59).")
     timezone = _text("timezone", "Time zone name (default the site's).", max_length=64, validator=valid_timezone)
     all_day = colander.SchemaNode(StrictBoolean(), missing=colander.drop)
-    venue_id = colander.SchemaNode(OptionalId(), missing=colander.drop, description="Venue id; 0 or null for none.")
-    organizer_id = colander.SchemaNode(OptionalId(), missing=colander.drop,
+    venue_id = colander.SchemaNode(OptionalId(), missing=colander.drop, validator=known_reference,
+                                   description="Venue id; 0 or null for none.")
+    organizer_id = colander.SchemaNode(OptionalId(), missing=colander.drop, validator=known_reference,
                                        description="Organizer id; 0 or null for none.")
     capacity = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=COLUMN_INT,
                                    description="Maximum attendees (0: not set).")
@@ -92,7 +107,7 @@ class EventBody(colander.MappingSchema):
     event_type = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(EVENT_TYPES))
     virtual_url = _text("virtual_url", "URL of a virtual event.", validator=url_or_empty)
     featured = colander.SchemaNode(StrictBoolean(), missing=colander.drop)
-    categories = CategoryIds(missing=colander.drop, description="Category term ids.")
+    categories = CategoryIds(missing=colander.drop, validator=known_reference, description="Category term ids.")
 
 
 class VenueBody(colander.MappingSchema):

@@ -7,7 +7,7 @@ import logging
 from sqlalchemy import select
 from sqlalchemy.orm import lazyload
 
-from storeplatform.api import Post, Service, make_partial, paginate, require, site_timezone, user_can
+from storeplatform.api import Post, Service, json_body, make_partial, paginate, require, site_timezone, user_can
 
 from .. import posts, queries, schemas
 from ..errors import CANNOT_DELETE, EVENT_INVALID_ID, ORGANIZER_INVALID_ID, VENUE_INVALID_ID
@@ -146,7 +146,19 @@ def list_events(request):
     return list_items(request, EVENT)
 
 
-@events.post(permission="edit_posts", body=schemas.EventBody())
+def event_references(request):
+    """The bindings of an event body: its references, looked up once from the raw body."""
+    found = []
+
+    def references():
+        if not found:
+            found.append(posts.reference_problems(request.db, json_body(request)))
+        return found[0]
+
+    return {"references": references}
+
+
+@events.post(permission="edit_posts", body=schemas.EventBody(), bind=event_references)
 def create_event(request):
     return create_item(request, EVENT)
 
@@ -156,7 +168,8 @@ def get_event(request):
     return get_item(request, EVENT)
 
 
-@event.put(permission="edit_posts", body=make_partial(schemas.EventBody()), permission_description=EDIT_POST)
+@event.put(permission="edit_posts", body=make_partial(schemas.EventBody()), bind=event_references,
+           permission_description=EDIT_POST)
 def update_event(request):
     return update_item(request, EVENT)
 
