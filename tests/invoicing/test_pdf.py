@@ -1,5 +1,6 @@
 """What the PDF shows, read back with pypdf: shop, title, number, dates, billing address in
 any script, line items, totals in the store's money format, and the fonts that draw them."""
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,19 @@ def test_unreadable_site_font_still_makes_the_document(shop, tmp_path, caplog):
 def test_markup_in_names_is_printed_as_text(shop, markup_text):
     order = shop.order("completed", billing={"first_name": markup_text})
     assert markup_text in pdf_text(pdf_of(shop, order["id"]))
+
+
+def test_the_largest_order_an_order_can_hold_prints_its_whole_total(shop):
+    from storeplatform.api import Product
+
+    with shop.site.session() as s:
+        dear = Product(name="Yacht", regular_price=Decimal("999999999999.9999"), meta={})
+        s.add(dear)
+        s.flush()
+        dear_id = dear.id
+    order = shop.order("completed", lines=[(dear_id, 99)])
+    assert order["total"] == 98999999999999.9901
+    # Every digit, rounded half-up to the store's two places (a number this long wraps inside
+    # its table cell; the text joined again holds it whole).
+    text = pdf_text(pdf_of(shop, order["id"])).replace("\n", "").replace(" ", "")
+    assert "$1,000,000,000,000.00" in text and text.count("$98,999,999,999,999.99") == 3
