@@ -241,3 +241,19 @@ def test_failed_checkin_is_evt_rest_checkin_failed_and_leaves_the_ticket(vetoed)
                  "evt_rest_checkin_failed")
     stored = evt.get(f"/attendees/{ticket['id']}", headers=evt.admin).json
     assert stored["status"] == "active" and stored["checked_in_at"] is None
+
+
+def test_cli_creates_categories_the_calendar_serves(cli):
+    evt = cli.evt
+    first = cli("events", "category", "create", "Jazz & Blues", "--color", "#AA00FF",
+                "--description", "Late sets").stdout.split()
+    assert first[1] == "jazz-blues"
+    categories = {c["id"]: c for c in evt.get("/calendar/categories").json["categories"]}
+    assert categories[int(first[0])] == {"id": int(first[0]), "name": "Jazz & Blues", "slug": "jazz-blues",
+                                         "description": "Late sets", "count": 0, "color": "#aa00ff"}
+    event = evt.event("Night", categories=[int(first[0])])
+    assert event["categories"] == [int(first[0])]
+    for args, message in ((("Jazz Blues",), "slug 'jazz-blues' exists"), (("X", "--color", "red"), "#RRGGBB"),
+                          (("  ",), "1 to 200 characters")):
+        proc = cli("events", "category", "create", *args, ok=False)
+        assert proc.returncode == 1 and message in proc.stderr and proc.stderr.strip().count("\n") == 0
