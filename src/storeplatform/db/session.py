@@ -1,10 +1,16 @@
 """Engines and sessions: one transaction per request or task, joined to a zope transaction."""
 import contextlib
+import time
 
 import transaction
 import zope.sqlalchemy
-from sqlalchemy import create_engine, event
+from sqlalchemy import create_engine, event, exc
 from sqlalchemy.orm import sessionmaker
+
+# Seconds a pooled connection may rest before it is pinged at checkout (setting
+# ``sqlalchemy.ping_after_idle``). A hot connection is not pinged: that would be one round trip
+# more on every request, and a server that went away under load fails those requests anyway.
+PING_AFTER_IDLE = 10.0
 
 
 def database_url(url):
@@ -24,7 +30,30 @@ def make_engine(settings):
         # (BEGIN IMMEDIATE) instead of failing to upgrade a read lock under concurrency.
         event.listen(engine, "begin", _sqlite_begin)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    engine = create_engine(url, pool_size=10, max_overflow=20)
+    ping_after = float(settings.get("sqlalchemy.ping_after_idle", PING_AFTER_IDLE))
+    event.listen(engine, "checkout", _pinger(engine.dialect, ping_after))
+    event.listen(engine, "checkin", _rested_since)
+    return engine
+
+
+def _pinger(dialect, ping_after):
+    """Pessimistic disconnect handling for connections that rested: a failed ping makes the pool
+    throw the connection away and check out a new one (SQLAlchemy retries up to three times)."""
+    def ping_if_rested(dbapi_connection, record, proxy):
+        rested = record.info.get("checked_in_at")
+        if rested is not None and time.monotonic() - rested < ping_after:
+            return
+        try:
+            dialect.do_ping(dbapi_connection)
+        except Exception as error:
+            raise exc.DisconnectionError() from error
+    return ping_if_rested
+
+
+def _rested_since(dbapi_connection, record):
+    if record is not None:
+        record.info["checked_in_at"] = time.monotonic()
 
 
 def _sqlite_pragmas(dbapi_connection, connection_record):

@@ -1,0 +1,56 @@
+"""Pooled connections: a connection that rested is pinged before use (the server may have gone
+away meanwhile); a hot one is not (that would be a round trip more on every request)."""
+import time
+
+import pytest
+from sqlalchemy import create_engine, text
+
+
+
+@pytest.fixture
+def pg_site(make_site, database):
+    site = make_site(**{"sqlalchemy.ping_after_idle": "0.3"})
+    if site.engine.dialect.name != "postgresql":
+        pytest.skip("a server to lose connections to: PostgreSQL runs in .ci/run's second pass")
+    return site
+
+
+def kill_site_connections(site):
+    admin = create_engine(site.engine.url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as c:
+        killed = c.execute(text("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                                "WHERE datname = current_database() AND pid <> pg_backend_pid()")).scalar()
+    admin.dispose()
+    return killed
+
+
+def test_a_rested_connection_lost_to_a_server_restart_is_replaced(pg_site):
+    site = pg_site
+    site.create_user("admin", "administrator")
+    headers = site.headers_for("admin")
+    assert site.app.get("/api/store/v1/users/me", headers=headers, status=200)
+    assert kill_site_connections(site) >= 1
+    time.sleep(0.4)
+    assert site.app.get("/api/store/v1/users/me", headers=headers, status=200).json["login"] == "admin"
+
+
+def test_only_a_rested_connection_is_pinged(pg_site, monkeypatch):
+    site = pg_site
+    site.create_user("admin", "administrator")
+    headers = site.headers_for("admin")
+    dialect = site.engine.dialect
+    pings = []
+    real_ping = dialect.do_ping
+
+    def counting_ping(dbapi_connection):
+        pings.append(1)
+        return real_ping(dbapi_connection)
+    monkeypatch.setattr(dialect, "do_ping", counting_ping)
+    site.app.get("/api/store/v1/users/me", headers=headers, status=200)
+    before = len(pings)
+    for _ in range(3):
+        site.app.get("/api/store/v1/users/me", headers=headers, status=200)
+    assert len(pings) == before
+    time.sleep(0.4)
+    site.app.get("/api/store/v1/users/me", headers=headers, status=200)
+    assert len(pings) == before + 1
