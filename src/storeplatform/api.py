@@ -21,6 +21,7 @@ from huey import crontab
 
 from .auth import Identity, require, user_can
 from .cli import CliError, Parser
+from .db.generations import cached_by_generation, generation, statement_key
 from .db import Base, get_by_id, get_or_404, hooks_of, never_reuse_ids, registry_of, request_of, site_transaction
 from .db.types import Money, UTCDateTime, utcnow
 from .errors import (BAD_REQUEST, FORBIDDEN, INTERNAL_ERROR, INVALID_JSON, INVALID_PARAM, NO_ROUTE, NOT_LOGGED_IN,
@@ -48,6 +49,7 @@ __all__ = [
     "RestError", "ErrorCode", "InvalidParams", "BAD_REQUEST", "INVALID_PARAM", "INVALID_JSON", "NOT_LOGGED_IN",
     "FORBIDDEN", "NO_ROUTE", "INTERNAL_ERROR",
     # REST
+    "cached_by_generation", "generation", "statement_key",
     "Service", "site_url", "site_rest_url", "PaginationSchema", "paginate", "deserialize", "json_body", "make_partial",
     # schema types and validators
     "StrictBoolean", "StrictInt", "StrictString", "DecimalText", "DateText", "TimeText", "OptionalId", "IdList",

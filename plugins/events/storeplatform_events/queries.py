@@ -6,7 +6,7 @@ from datetime import datetime
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import lazyload
 
-from storeplatform.api import Post, PostTerm, Term, id_in_range, site_timezone
+from storeplatform.api import Post, PostTerm, Term, cached_by_generation, id_in_range, site_timezone, statement_key
 
 from .models import CATEGORY_TAXONOMY, EVENT_TYPE, EventDetails, OrganizerDetails, VenueDetails
 
@@ -99,13 +99,14 @@ def place_list_stmt(kind, v):
 
 
 def event_counts(session, column, ids):
-    """Published events per venue or organizer id, one query."""
+    """Published events per venue or organizer id, one query (none while the content generation
+    it was counted at holds)."""
     if not ids:
         return {}
-    rows = session.execute(
-        select(column, func.count()).select_from(EventDetails).join(Post, Post.id == EventDetails.post_id)
-        .where(Post.status == "publish", column.in_(ids)).group_by(column)).all()
-    return dict(rows)
+    stmt = (select(column, func.count()).select_from(EventDetails).join(Post, Post.id == EventDetails.post_id)
+            .where(Post.status == "publish", column.in_(sorted(ids))).group_by(column))
+    return cached_by_generation(session, "content", ("event_counts", statement_key(stmt)),
+                                lambda: dict(session.execute(stmt).all()))
 
 
 def places_by_id(session, ids):

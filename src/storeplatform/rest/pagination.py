@@ -4,6 +4,7 @@ from urllib.parse import quote
 import colander
 from sqlalchemy import func, select
 
+from ..db.generations import cached_by_generation, statement_key
 from .types import StrictInt
 
 
@@ -25,16 +26,24 @@ class PaginationSchema(colander.MappingSchema):
             self.add(node)
 
 
-def paginate(request, stmt):
+def paginate(request, stmt, generation=None):
     """One page of ``stmt`` (``page`` and ``per_page`` from ``request.validated``), with
     ``X-Total``, ``X-TotalPages`` and ``Link`` set. Returns objects when ``stmt`` selects one
     entity or column, row tuples when it selects several.
 
-    Two queries: the count, then the page (none when the count is 0).
+    Two queries: the count, then the page (none when the count is 0). With ``generation``
+    (e.g. ``"content"``: ``stmt`` reads only posts, terms and tables whose changes touch their
+    post), the count is kept per process until that generation moves on: a count over thousands
+    of rows costs the database more than the whole rest of a request.
     """
     page = request.validated.get("page", 1)
     per_page = request.validated.get("per_page", 10)
-    total = request.db.execute(select(func.count()).select_from(stmt.order_by(None).subquery())).scalar_one()
+    count = select(func.count()).select_from(stmt.order_by(None).subquery())
+    if generation is None:
+        total = request.db.execute(count).scalar_one()
+    else:
+        total = cached_by_generation(request.db, generation, ("count", statement_key(count)),
+                                     lambda: request.db.execute(count).scalar_one())
     set_headers(request, total, page, per_page)
     if not total:
         return []

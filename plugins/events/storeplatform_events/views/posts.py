@@ -89,10 +89,10 @@ def list_items(request, kind):
     v = request.validated
     tz = site_timezone(request.db)
     if kind is EVENT:
-        rows = paginate(request, queries.event_list_stmt(request.db, v))
+        rows = paginate(request, queries.event_list_stmt(request.db, v), generation="content")
         embed = embeds(request, rows, tz) if v["_embed"] else None
         return [event_json(request, post, details, tz, embed) for post, details in rows]
-    rows = paginate(request, queries.place_list_stmt(kind, v))
+    rows = paginate(request, queries.place_list_stmt(kind, v), generation="content")
     counts = queries.event_counts(request.db, COUNT_COLUMNS[kind], [post.id for post, _ in rows])
     serializer = venue_json if kind is VENUE else organizer_json
     return [serializer(request, post, details, tz, counts.get(post.id, 0)) for post, details in rows]
