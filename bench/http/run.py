@@ -89,7 +89,7 @@ def site_app_lines(secret):
 
 
 def cli(ini, *args):
-    proc = subprocess.run([TOOL, "-c", str(ini), *args], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([TOOL, "-c", str(ini), *args], check=False, capture_output=True, text=True, timeout=600)
     if proc.returncode:
         raise SystemExit(f"storeplatform {' '.join(args)}: {proc.stderr.strip()}")
     return proc.stdout.strip()
@@ -331,7 +331,7 @@ def document_to_render(base, state):
            "symbol": o["store.currency_symbol"] or CURRENCY_SYMBOLS.get(o["store.currency"], o["store.currency"]),
            "position": o["store.currency_position"], "thousand_separator": o["store.thousand_separator"],
            "decimal_separator": o["store.decimal_separator"], "decimals": o["store.decimals"]}
-    now = dt.datetime.now(dt.timezone.utc).isoformat()
+    now = dt.datetime.now(dt.UTC).isoformat()
     return {"order": {"number": order["number"], "billing": order["billing"], "total": order["total"],
                       "line_items": [{"name": li["name"], "quantity": li["quantity"], "unit_price": li["price"],
                                       "total": li["total"]} for li in order["line_items"]]},
@@ -359,7 +359,7 @@ def wrk_script(route, codes_file, threads, path):
 
 def wrk(base, script, duration, threads, connections):
     proc = subprocess.run(["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--latency", "-s",
-                           str(script), base], capture_output=True, text=True, timeout=duration + 120)
+                           str(script), base], check=False, capture_output=True, text=True, timeout=duration + 120)
     line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
     if line is None:
         raise SystemExit(f"wrk: {proc.stdout}\n{proc.stderr}")

@@ -6,7 +6,6 @@ import pytest
 from sqlalchemy import create_engine, text
 
 
-
 @pytest.fixture
 def pg_site(make_site, database):
     site = make_site(**{"sqlalchemy.ping_after_idle": "0.3"})

@@ -6,9 +6,23 @@ from datetime import datetime
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import lazyload
 
-from storeplatform.api import Post, PostTerm, Term, cached_by_generation, id_in_range, site_timezone, statement_key
+from storeplatform.api import (
+    Post,
+    PostTerm,
+    Term,
+    cached_by_generation,
+    id_in_range,
+    site_timezone,
+    statement_key,
+)
 
-from .models import CATEGORY_TAXONOMY, EVENT_TYPE, EventDetails, OrganizerDetails, VenueDetails
+from .models import (
+    CATEGORY_TAXONOMY,
+    EVENT_TYPE,
+    EventDetails,
+    OrganizerDetails,
+    VenueDetails,
+)
 
 
 def like_pattern(text):
