@@ -26,7 +26,7 @@ class PaginationSchema(colander.MappingSchema):
             self.add(node)
 
 
-def paginate(request, stmt, generation=None):
+def paginate(request, stmt, generation=None, build=None, key=()):
     """One page of ``stmt`` (``page`` and ``per_page`` from ``request.validated``), with
     ``X-Total``, ``X-TotalPages`` and ``Link`` set. Returns objects when ``stmt`` selects one
     entity or column, row tuples when it selects several.
@@ -34,7 +34,9 @@ def paginate(request, stmt, generation=None):
     Two queries: the count, then the page (none when the count is 0). With ``generation``
     (e.g. ``"content"``: ``stmt`` reads only posts, terms and tables whose changes touch their
     post), the count is kept per process until that generation moves on: a count over thousands
-    of rows costs the database more than the whole rest of a request.
+    of rows costs the database more than the whole rest of a request. With ``build`` as well,
+    the page is ``build(rows)``, kept the same way under ``key`` (what else ``build`` depends on:
+    the site URL, the time zone); callers must not change what it returns.
     """
     page = request.validated.get("page", 1)
     per_page = request.validated.get("per_page", 10)
@@ -45,12 +47,22 @@ def paginate(request, stmt, generation=None):
         total = cached_by_generation(request.db, generation, ("count", statement_key(count)),
                                      lambda: request.db.execute(count).scalar_one())
     set_headers(request, total, page, per_page)
-    if not total:
-        return []
-    result = request.db.execute(stmt.limit(per_page).offset((page - 1) * per_page))
-    if len(stmt.column_descriptions) == 1:
-        return result.unique().scalars().all()
-    return result.all()
+    page_stmt = stmt.limit(per_page).offset((page - 1) * per_page)
+
+    def rows():
+        if not total:
+            return []
+        result = request.db.execute(page_stmt)
+        if len(stmt.column_descriptions) == 1:
+            return result.unique().scalars().all()
+        return result.all()
+
+    if build is None:
+        return rows()
+    if generation is None:
+        return build(rows())
+    return cached_by_generation(request.db, generation, ("page", statement_key(page_stmt), key),
+                                lambda: build(rows()))
 
 
 def set_headers(request, total, page, per_page):

@@ -69,6 +69,13 @@ def item_json(request, kind, post, details, tz, embed=False):
     return serializer(request, post, details, tz, count)
 
 
+def filtered(request):
+    """Whether a plugin filters events, venues or organizers: then every object is built for it."""
+    hooks = request.hooks
+    return any(hook.get_hookimpls() for hook in (hooks.evt_rest_prepare_event, hooks.evt_rest_prepare_venue,
+                                                 hooks.evt_rest_prepare_organizer))
+
+
 def can_read(request, post):
     # read_post of a trashed item needs editing-level access (the host decides it).
     return post.status == "publish" or user_can(request, "read_post", post)
@@ -89,9 +96,17 @@ def list_items(request, kind):
     v = request.validated
     tz = site_timezone(request.db)
     if kind is EVENT:
-        rows = paginate(request, queries.event_list_stmt(request.db, v), generation="content")
-        embed = embeds(request, rows, tz) if v["_embed"] else None
-        return [event_json(request, post, details, tz, embed) for post, details in rows]
+        def build(rows):
+            embed = embeds(request, rows, tz) if v["_embed"] else None
+            return [event_json(request, post, details, tz, embed) for post, details in rows]
+
+        stmt = queries.event_list_stmt(request.db, v)
+        if request.identity is None and not filtered(request):
+            # The same JSON for every anonymous caller until the content changes: kept per
+            # process by content generation (the statement's key carries every filter).
+            return paginate(request, stmt, generation="content", build=build,
+                            key=(v["_embed"], tz.key, request.application_url))
+        return build(paginate(request, stmt, generation="content"))
     rows = paginate(request, queries.place_list_stmt(kind, v), generation="content")
     counts = queries.event_counts(request.db, COUNT_COLUMNS[kind], [post.id for post, _ in rows])
     serializer = venue_json if kind is VENUE else organizer_json
