@@ -78,7 +78,11 @@ def _sqlite_begin(conn):
 
 
 def make_session_factory(engine):
-    return sessionmaker(bind=engine, expire_on_commit=False)
+    from .generations import track_writes
+
+    factory = sessionmaker(bind=engine, expire_on_commit=False)
+    track_writes(factory)
+    return factory
 
 
 def get_tm_session(session_factory, transaction_manager, registry=None, request=None):

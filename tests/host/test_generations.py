@@ -1,0 +1,49 @@
+"""Values cached by generation: shared by transactions that saw the same committed content, never
+by one that wrote (it must see its own writes), never after a commit moved the generation on."""
+from sqlalchemy import func, insert, select, text
+
+from storeplatform.api import Post, cached_by_generation, generation
+
+
+def published(session):
+    return session.execute(select(func.count()).select_from(Post).where(Post.status == "publish")).scalar()
+
+
+def cached_count(session, calls):
+    def compute():
+        calls.append(1)
+        return published(session)
+    return cached_by_generation(session, "content", "published posts", compute)
+
+
+def add_post(session, title):
+    session.add(Post(post_type="page", title=title, slug=title.lower(), status="publish"))
+    session.flush()
+
+
+def test_shared_until_a_commit_and_never_by_a_writer(site):
+    calls = []
+    with site.session() as s:
+        assert cached_count(s, calls) == 0
+    with site.session() as s:
+        assert cached_count(s, calls) == 0 and len(calls) == 1  # the same generation: kept
+        add_post(s, "One")  # a unit-of-work write
+        assert cached_count(s, calls) == 1 and len(calls) == 2  # its own write, computed afresh
+    with site.session() as s:
+        assert generation(s, "content") > 0
+        assert cached_count(s, calls) == 1 and len(calls) == 3
+        s.execute(insert(Post).values(post_type="page", title="Two", slug="two", status="publish"))
+        assert cached_count(s, calls) == 2  # a statement write counts as well
+    with site.session() as s:
+        assert cached_count(s, calls) == 2
+        s.execute(text("SELECT 1"))
+    aborted = site.session()
+    try:
+        with aborted as s:
+            add_post(s, "Never")
+            raise RuntimeError
+    except RuntimeError:
+        pass
+    with site.session() as s:
+        before = len(calls)
+        assert cached_count(s, calls) == 2 and len(calls) == before  # an aborted write moves nothing
