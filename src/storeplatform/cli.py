@@ -15,6 +15,7 @@ from .auth.passwords import hash_password
 from .db.session import site_transaction
 from .migrate import make_revision, upgrade
 from .plugins import call_action
+from .queue import run_start_tasks
 from .store.models import User
 from .store.options import OptionError, set_option, site_options
 
@@ -183,7 +184,11 @@ def cmd_worker(env, args):
         raise CliError("huey.url is memory://: tasks run at once, there is nothing for a worker to do")
     if args.workers < 1:
         raise CliError("--workers must be at least 1")
-    Consumer(huey, workers=args.workers, worker_type="thread", periodic=True).run()
+    # SIGTERM (what service managers send) stops gracefully: the tasks under way finish and
+    # what they handed to background threads is written; SIGINT stops at once.
+    consumer = Consumer(huey, workers=args.workers, worker_type="thread", periodic=True, graceful_signal="TERM")
+    run_start_tasks(env.registry)
+    consumer.run()
     return 0
 
 

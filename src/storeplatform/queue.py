@@ -5,9 +5,10 @@ The database row is the record of work to do; Huey is only the transport. Tasks 
 and return nothing.
 """
 import atexit
+import contextlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from huey import MemoryHuey, RedisHuey, SqliteHuey
 from huey.consumer import Consumer
@@ -22,16 +23,59 @@ class Periodic:
     name: str
     schedule: Callable  # huey.crontab(...)
     function: Callable
+    # Also run once when a consumer starts, before it takes tasks (a sweep of what a stopped
+    # worker left behind need not wait for its schedule).
+    at_start: bool = False
 
 
 class TaskContext:
-    """What a task body gets: the registry, settings, and a session in its own transaction."""
+    """What a task body gets: the registry, settings, a session in its own transaction, and
+    ``inline``: True when the task runs in the process that queued it, right after the commit
+    (``memory://`` queues), so work it would leave to a background thread is done before it
+    returns.
 
-    def __init__(self, registry, session):
+    The session (and ``tm``) is opened when the task first uses it: a task that makes
+    transactions of its own, or finds nothing to do, pays nothing for it."""
+
+    def __init__(self, registry, transactions):
         self.registry = registry
         self.settings = registry.settings
-        self.session = session
-        self.tm = session.info["tm"]
+        self.inline = registry["queue.huey"].immediate
+        self._transactions = transactions
+        self._session = None
+
+    @property
+    def session(self):
+        if self._session is None:
+            self._session = self._transactions.enter_context(site_transaction(self.registry))
+        return self._session
+
+    @property
+    def tm(self):
+        return self.session.info["tm"]
+
+
+class _NeverRevoked:
+    """Huey checks each task against revocation keys before running it and clears its key
+    after: two round trips to the queue's store per task. The platform never revokes a task
+    (the database row is the record of work; a task that finds nothing to do returns), so
+    both are skipped."""
+
+    def is_revoked(self, task, timestamp=None, peek=True):
+        return False
+
+    def delete(self, key):
+        if key.startswith("r:"):  # a task's revocation key (huey's Task.revoke_id)
+            return False
+        return super().delete(key)
+
+
+class PlatformSqliteHuey(_NeverRevoked, SqliteHuey):
+    pass
+
+
+class PlatformRedisHuey(_NeverRevoked, RedisHuey):
+    pass
 
 
 def make_huey(settings):
@@ -41,22 +85,24 @@ def make_huey(settings):
     if url.startswith("memory://"):
         return MemoryHuey(name, immediate=True, **common)
     if url.startswith("sqlite:///"):
-        return SqliteHuey(name, filename=url[len("sqlite:///"):], **common)
+        return PlatformSqliteHuey(name, filename=url[len("sqlite:///"):], **common)
     if url.startswith(("redis://", "rediss://", "unix://")):
-        return RedisHuey(name, url=url, **common)
+        return PlatformRedisHuey(name, url=url, **common)
     raise ValueError(f"huey.url must start with memory://, sqlite:/// or redis://, not {url!r}")
 
 
 def run_in_transaction(registry, function, *args):
     """Run ``function(ctx, *args)`` in a transaction of its own; commit, or abort on error."""
-    with site_transaction(registry) as session:
-        return function(TaskContext(registry, session), *args)
+    with contextlib.ExitStack() as transactions:
+        return function(TaskContext(registry, transactions), *args)
 
 
 def bind_tasks(registry, huey):
-    """Register every declared task and periodic task with ``huey``; return {name: huey task}."""
+    """Register every declared task and periodic task with ``huey``; return {name: huey task}.
+    The periodic tasks to run when a consumer starts are kept for ``run_start_tasks``."""
     pm = registry["plugins"]
     tasks = {}
+    registry["queue.start_tasks"] = start_tasks = []
     for declared in pm.hook.storeplatform_tasks():
         for name, function in (declared or {}).items():
             if name in tasks:
@@ -68,7 +114,19 @@ def bind_tasks(registry, huey):
                 raise ValueError(f"task {periodic.name} is declared twice")
             tasks[periodic.name] = huey.periodic_task(periodic.schedule, name=periodic.name)(
                 _task_runner(registry, periodic.name, periodic.function))
+            if periodic.at_start:
+                start_tasks.append(periodic)
     return tasks
+
+
+def run_start_tasks(registry):
+    """Run the periodic tasks declared ``at_start`` once, here and now (a consumer starting);
+    a failure is logged and does not stop the consumer."""
+    for periodic in registry.get("queue.start_tasks", ()):
+        try:
+            run_in_transaction(registry, periodic.function)
+        except Exception:
+            log.exception("start-up run of task %s failed", periodic.name)
 
 
 def _task_runner(registry, name, function):
@@ -119,6 +177,7 @@ def start_embedded_consumer(registry):
         return None
     consumer = EmbeddedConsumer(huey, workers=int(registry.settings["huey.workers"]), worker_type="thread",
                                 periodic=True, check_worker_health=False)
+    run_start_tasks(registry)
     consumer.start()
     registry["queue.consumer"] = consumer
     atexit.register(stop_consumer, consumer)

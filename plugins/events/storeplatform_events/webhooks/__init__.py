@@ -23,4 +23,5 @@ def declared_periodic_tasks():
 
     from .tasks import REQUEUE_TASK, requeue_webhook_deliveries
 
-    return [Periodic(REQUEUE_TASK, crontab(minute="*"), requeue_webhook_deliveries)]
+    # Also when a worker starts: what a worker that died left behind is settled at once.
+    return [Periodic(REQUEUE_TASK, crontab(minute="*"), requeue_webhook_deliveries, at_start=True)]

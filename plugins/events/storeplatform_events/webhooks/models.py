@@ -7,8 +7,9 @@ from storeplatform.api import Base, UTCDateTime, utcnow
 
 WEBHOOK_STATUSES = ("active", "paused", "disabled")
 
-# Delivery states: pending (written with the change, waiting for a worker), sending (claimed
-# by one worker), then delivered, failed or skipped (the webhook was no longer active).
+# Delivery states: pending (written with the change, waiting for a worker), sending (taken by
+# one worker with the connection to the receiver open, right before the request is written:
+# it has been attempted), then delivered, failed or skipped (the webhook was no longer active).
 PENDING, SENDING, DELIVERED, FAILED, SKIPPED = "pending", "sending", "delivered", "failed", "skipped"
 FINISHED = (DELIVERED, FAILED, SKIPPED)
 
@@ -48,6 +49,9 @@ class WebhookDelivery(Base):
     # Last hand-off to Huey; the sweep re-queues a pending row only when this is old.
     queued_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
     claimed_at = mapped_column(UTCDateTime, nullable=True)
+    # When the request was about to be written (the row left pending then). A row still
+    # sending long after this belongs to a worker that died: closed as failed, never resent.
+    attempted_at = mapped_column(UTCDateTime, nullable=True)
     finished_at = mapped_column(UTCDateTime, nullable=True)
     url: Mapped[str | None] = mapped_column(Text, nullable=True)
     request_headers = mapped_column(JSON, nullable=True)

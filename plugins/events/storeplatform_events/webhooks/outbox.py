@@ -1,22 +1,36 @@
 """The deliveries table through its life: written with the change (the outbox) and handed to
-Huey after commit, claimed by one worker, its outcome recorded (counters, log of 100), and the
-sweep of lost hand-offs. Sending is ``delivery.post``; the task in ``tasks`` runs the three
-steps in order."""
+Huey after commit; read by a worker and taken (pending -> sending) at the moment its request
+is about to be written; its outcome recorded (counters, log of 100); and the sweep, which
+re-queues lost hand-offs and closes the attempts of workers that died. Sending is
+``delivery.DeliveryClient``; ``sender`` runs the steps in order."""
 import uuid
-from datetime import timedelta
+from collections import defaultdict, namedtuple
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
-from sqlalchemy import and_, case, delete, select, update
+from sqlalchemy import Integer, and_, bindparam, case, delete, func, or_, select, update
 
-from storeplatform.api import enqueue_after_commit, utcnow
+from storeplatform.api import UTCDateTime, enqueue_after_commit, utcnow
 
-from .delivery import signed_attempt
-from .models import DELIVERED, FAILED, FINISHED, PENDING, SENDING, SKIPPED, Webhook, WebhookDelivery
+from .delivery import Attempt, Outcome
+from .models import (
+    DELIVERED,
+    FAILED,
+    FINISHED,
+    PENDING,
+    SENDING,
+    SKIPPED,
+    Webhook,
+    WebhookDelivery,
+)
 from .payloads import envelope_body, local_timestamp, topic_data
 from .settings import FAILURE_LIMIT, LOG_SIZE
+from .statements import DriverStatement
 from .topics import FIRED_TOPICS
 
 DELIVER_TASK = "events.deliver_webhook"
 _ACTIVE_CACHE = "evt_webhooks.active_by_topic"
+ABANDONED = "abandoned: the worker stopped while sending"
 
 
 def active_webhook_ids(session, topic):
@@ -52,70 +66,151 @@ def on_topic(session, topic, object_id, info):
         enqueue_after_commit(session, DELIVER_TASK, row.id)
 
 
-def claim(session, delivery_id):
-    """pending -> sending, by one worker only (a second claim of the same row changes nothing)."""
-    result = session.execute(update(WebhookDelivery)
-                             .where(WebhookDelivery.id == delivery_id, WebhookDelivery.status == PENDING)
-                             .values(status=SENDING, claimed_at=utcnow())
-                             .execution_options(synchronize_session=False))
-    return result.rowcount == 1
+# -- a worker's steps (one round trip each, on the driver's connection) -----------------------
+
+DELIVERIES, WEBHOOKS = WebhookDelivery.__table__, Webhook.__table__
+
+SendingRow = namedtuple("SendingRow", "status webhook_id topic body uuid timestamp url secret webhook_status")
+
+_READ = DriverStatement(
+    select(DELIVERIES.c.status, DELIVERIES.c.webhook_id, DELIVERIES.c.topic, DELIVERIES.c.body, DELIVERIES.c.uuid,
+           DELIVERIES.c.timestamp, WEBHOOKS.c.url, WEBHOOKS.c.secret, WEBHOOKS.c.status)
+    .select_from(DELIVERIES.outerjoin(WEBHOOKS, WEBHOOKS.c.id == DELIVERIES.c.webhook_id))
+    .where(DELIVERIES.c.id == bindparam("delivery_id")))
+
+_TAKE = DriverStatement(
+    update(DELIVERIES)
+    .where(DELIVERIES.c.id == bindparam("delivery_id"), DELIVERIES.c.status == PENDING,
+           select(WEBHOOKS.c.id).where(WEBHOOKS.c.id == bindparam("webhook_id"),
+                                       WEBHOOKS.c.status == "active").exists())
+    .values(status=SENDING, claimed_at=bindparam("now", type_=UTCDateTime),
+            attempted_at=bindparam("now", type_=UTCDateTime)))
 
 
-def claim_attempt(session, delivery_id):
-    """Claim a delivery and return its signed ``Attempt``; None when another worker has it, or
-    when its webhook is no longer active (the row is then closed as skipped: nothing is kept
-    for later)."""
-    if not claim(session, delivery_id):
-        return None
-    delivery, webhook = session.execute(
-        select(WebhookDelivery, Webhook).outerjoin(Webhook, Webhook.id == WebhookDelivery.webhook_id)
-        .where(WebhookDelivery.id == delivery_id)).one()
-    if webhook is None or webhook.status != "active":
-        delivery.status = SKIPPED
-        delivery.finished_at = utcnow()
-        delivery.error = "webhook deleted" if webhook is None else f"webhook {webhook.status}"
-        prune_log(session)
-        return None
-    return signed_attempt(webhook.id, webhook.url, webhook.secret, delivery.topic, delivery.body.encode("utf-8"),
-                          delivery.uuid, delivery.timestamp)
+def read_for_sending(connection, delivery_id):
+    """The delivery and its webhook as they are now (``webhook_status`` None: deleted), or None."""
+    row = _READ.first(connection, delivery_id=delivery_id)
+    return None if row is None else SendingRow(*row)
+
+
+def take(connection, delivery_id, webhook_id, now):
+    """pending -> sending, by one worker only, and only while the webhook is active: made with
+    the connection to the receiver open, right before the request is written, so a taken
+    delivery has been attempted. False: another worker has it, or the webhook was paused,
+    disabled or deleted since it was read."""
+    return _TAKE.rowcount(connection, delivery_id=delivery_id, webhook_id=webhook_id, now=now) == 1
+
+
+def close_skipped(connection, delivery_id, webhook_status):
+    """A pending delivery whose webhook is no longer active is closed, never kept for later."""
+    reason = "webhook deleted" if webhook_status is None else f"webhook {webhook_status}"
+    if _SKIP.rowcount(connection, delivery_id=delivery_id, reason=reason, now=utcnow()):
+        prune_log(connection)
+
+
+_SKIP = DriverStatement(
+    update(DELIVERIES).where(DELIVERIES.c.id == bindparam("delivery_id"), DELIVERIES.c.status == PENDING)
+    .values(status=SKIPPED, finished_at=bindparam("now", type_=UTCDateTime), error=bindparam("reason")))
+
+
+# -- outcomes (on a connection in a transaction: ``session.connection()`` in a session) -----
+
+@dataclass(frozen=True)
+class Finished:
+    """What a worker did with one delivery. ``taken``: the delivery was taken (it is ``sending``
+    for this worker); otherwise the attempt failed before its request could be written (no
+    connection, refused address) and the row is still ``pending``."""
+
+    delivery_id: int
+    attempt: Attempt
+    outcome: Outcome
+    taken: bool
+    attempted_at: datetime
 
 
 def record(session, delivery_id, attempt, outcome):
-    """Write the outcome into the log row (one UPDATE), count it, keep the log at 100 rows."""
-    session.execute(update(WebhookDelivery).where(WebhookDelivery.id == delivery_id)
-                    .values(status=DELIVERED if outcome.success else FAILED, response_code=outcome.response_code,
-                            duration_ms=outcome.duration_ms, error=outcome.error, finished_at=utcnow(),
-                            url=attempt.url, request_headers=attempt.headers)
-                    .execution_options(synchronize_session=False))
-    count_outcome(session, attempt.webhook_id, outcome.success)
-    prune_log(session)
+    """The test route's own row (written ``sending`` in this transaction): its outcome, counted."""
+    record_outcomes(session.connection(), [Finished(delivery_id, attempt, outcome, True, utcnow())])
 
 
-def count_outcome(session, webhook_id, success):
-    """Atomic: success resets the counter; a failure adds one and, at the limit, disables an
-    active webhook in the same statement (no read-modify-write)."""
-    if success:
-        values = {"failures": 0}
-    else:
-        values = {"failures": Webhook.failures + 1,
-                  "status": case((and_(Webhook.failures + 1 >= FAILURE_LIMIT, Webhook.status == "active"),
-                                  "disabled"), else_=Webhook.status)}
-    session.execute(update(Webhook).where(Webhook.id == webhook_id).values(**values)
-                    .execution_options(synchronize_session=False))
+def record_outcomes(connection, finished):
+    """Outcomes, in the order they came, in the caller's transaction. A delivery is recorded only
+    if it is still as its worker left it (the sweep may have closed it meanwhile, another worker
+    may have taken it), so each is recorded and counted once. Returns those recorded."""
+    now = utcnow()
+    kept = [f for f in finished if _RECORD.rowcount(
+        connection, delivery_id=f.delivery_id, expected=SENDING if f.taken else PENDING,
+        new_status=DELIVERED if f.outcome.success else FAILED, code=f.outcome.response_code,
+        ms=f.outcome.duration_ms, message=f.outcome.error, attempted=f.attempted_at, finished=now,
+        sent_to=f.attempt.url, headers=f.attempt.headers)]
+    if kept:
+        by_webhook = defaultdict(list)
+        for f in kept:
+            by_webhook[f.attempt.webhook_id].append(f.outcome.success)
+        count_outcomes(connection, by_webhook)
+        prune_log(connection)
+    return kept
 
 
-def prune_log(session):
+_RECORD = DriverStatement(
+    update(DELIVERIES).where(DELIVERIES.c.id == bindparam("delivery_id"), DELIVERIES.c.status == bindparam("expected"))
+    .values(status=bindparam("new_status"), response_code=bindparam("code"), duration_ms=bindparam("ms"),
+            error=bindparam("message"), attempted_at=bindparam("attempted", type_=UTCDateTime),
+            finished_at=bindparam("finished", type_=UTCDateTime), url=bindparam("sent_to"),
+            request_headers=bindparam("headers", type_=DELIVERIES.c.request_headers.type)))
+
+
+def count_outcomes(connection, successes_by_webhook):
+    """Count each webhook's outcomes (``{webhook_id: [success, ...]}`` in the order they
+    happened) with one atomic UPDATE per webhook, sent together: no read-modify-write."""
+    params = []
+    for webhook_id in sorted(successes_by_webhook):  # a fixed order: no deadlock between two writers
+        runs = [0]  # consecutive failures before the first success, then after each success
+        for success in successes_by_webhook[webhook_id]:
+            if success:
+                runs.append(0)
+            else:
+                runs[-1] += 1
+        later = runs[1:]
+        params.append({"webhook_id": webhook_id, "first": runs[0], "reset": 1 if later else 0,
+                       "last": later[-1] if later else 0, "later_max": max(later, default=0)})
+    if params:
+        _COUNT.many(connection, params)
+
+
+# failures: a success resets the counter (to the failures after the last success), failures
+# add to it; an active webhook is disabled when its counter reaches the limit at any point of
+# the sequence. Every SET expression reads the row as it was.
+_FIRST = bindparam("first", type_=Integer)
+_COUNT = DriverStatement(
+    update(WEBHOOKS).where(WEBHOOKS.c.id == bindparam("webhook_id"))
+    .values(failures=case((bindparam("reset", type_=Integer) == 1, bindparam("last", type_=Integer)),
+                          else_=WEBHOOKS.c.failures + _FIRST),
+            status=case((and_(WEBHOOKS.c.status == "active",
+                              or_(and_(_FIRST > 0, WEBHOOKS.c.failures + _FIRST >= FAILURE_LIMIT),
+                                  bindparam("later_max", type_=Integer) >= FAILURE_LIMIT)), "disabled"),
+                        else_=WEBHOOKS.c.status)))
+
+
+def prune_log(connection):
     """Keep the last 100 finished deliveries (all webhooks together); pending ones are work."""
-    hundredth = (select(WebhookDelivery.id).where(WebhookDelivery.status.in_(FINISHED))
-                 .order_by(WebhookDelivery.id.desc()).limit(1).offset(LOG_SIZE - 1).scalar_subquery())
-    session.execute(delete(WebhookDelivery).where(WebhookDelivery.status.in_(FINISHED),
-                                                  WebhookDelivery.id < hundredth)
-                    .execution_options(synchronize_session=False))
+    _PRUNE.rowcount(connection)
 
+
+_FINISHED_ROW = or_(*(DELIVERIES.c.status == status for status in FINISHED))
+_PRUNE = DriverStatement(
+    delete(DELIVERIES).where(_FINISHED_ROW, DELIVERIES.c.id < (
+        select(DELIVERIES.c.id).where(_FINISHED_ROW).order_by(DELIVERIES.c.id.desc())
+        .limit(1).offset(LOG_SIZE - 1).scalar_subquery())))
+
+
+# -- the sweep --------------------------------------------------------------------------------
 
 def requeue_lost(session, older_than_seconds, limit=1000):
     """Hand pending deliveries whose last hand-off is older than the grace period to Huey again
-    (after commit). A row still in the queue may be sent twice to Huey; the claim sends it once."""
+    (after commit): hand-offs lost after a commit, and the deliveries a worker had taken from
+    the queue but not attempted when it died. A row still in the queue may be sent twice to
+    Huey; the take sends it once."""
     now = utcnow()
     cutoff = now - timedelta(seconds=older_than_seconds)
     ids = session.execute(select(WebhookDelivery.id)
@@ -130,10 +225,22 @@ def requeue_lost(session, older_than_seconds, limit=1000):
 
 
 def abandon_stuck(session, older_than_seconds):
-    """A delivery claimed by a worker that died mid-send never finishes; close it as failed
-    (its outcome is unknown, so the failure counter is left alone)."""
+    """A delivery still ``sending`` that long after its attempt began belongs to a worker that
+    died while sending (an attempt ends within its time-out): it was attempted, its outcome is
+    unknown, so it is closed as failed, never sent again, and counted once as a failure.
+    Rows taken before attempts were recorded count from their claim."""
     cutoff = utcnow() - timedelta(seconds=older_than_seconds)
-    session.execute(update(WebhookDelivery)
-                    .where(WebhookDelivery.status == SENDING, WebhookDelivery.claimed_at <= cutoff)
-                    .values(status=FAILED, finished_at=utcnow(), error="abandoned: the worker stopped while sending")
-                    .execution_options(synchronize_session=False))
+    webhook_ids = session.execute(
+        update(WebhookDelivery)
+        .where(WebhookDelivery.status == SENDING,
+               func.coalesce(WebhookDelivery.attempted_at, WebhookDelivery.claimed_at) <= cutoff)
+        .values(status=FAILED, finished_at=utcnow(), error=ABANDONED)
+        .returning(WebhookDelivery.webhook_id)
+        .execution_options(synchronize_session=False)).scalars().all()
+    failures = defaultdict(list)
+    for webhook_id in webhook_ids:
+        failures[webhook_id].append(False)
+    if webhook_ids:
+        count_outcomes(session.connection(), failures)
+        prune_log(session.connection())
+    return webhook_ids

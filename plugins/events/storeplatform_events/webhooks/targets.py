@@ -13,6 +13,8 @@ from requests_hardened.ip_filter import EXTRA_BLOCKED_NET_RANGES, InvalidIPAddre
 from requests_hardened.ip_filter_adapter import IPFilterAdapter
 from urllib3.util.connection import allowed_gai_family
 
+from .connections import POOL_CLASSES
+
 MAX_URL_LENGTH = 2000
 
 
@@ -81,9 +83,15 @@ def pinned_address(hostname, port, trusted_networks):
 
 
 class DeadlineMixin:
-    """One time-out for the whole delivery: each redirect hop gets only the time left."""
+    """One time-out for the whole delivery: each redirect hop gets only the time left; and the
+    connections of ``connections`` (kept alive between deliveries, the callback before the
+    first request is written)."""
 
     deadline = None
+
+    def init_poolmanager(self, *args, **kwargs):
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = POOL_CLASSES
 
     def send(self, request, timeout=None, **kwargs):
         if self.deadline is not None:

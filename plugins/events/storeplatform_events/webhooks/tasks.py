@@ -1,30 +1,24 @@
-"""The Huey tasks: send one queued delivery, and the periodic sweep of lost hand-offs.
+"""The Huey tasks: send one queued delivery, and the sweep of lost work (every minute, and once
+when a worker starts).
 
-A delivery goes one way through: claimed in a short transaction of its own, sent with no
+A delivery is read, taken and recorded in short statements of its own and sent with no
 transaction open (a 30-second request must not hold database locks; on SQLite that would stop
-every writer), and its outcome recorded in a second short transaction.
+every writer): see ``sender``.
 """
-from storeplatform.api import site_transaction
-
-from .delivery import post
-from .outbox import abandon_stuck, claim_attempt, record, requeue_lost
+from .outbox import abandon_stuck, requeue_lost
+from .sender import delivery_sender
 from .settings import webhook_policy
 
 REQUEUE_TASK = "events.requeue_webhook_deliveries"
 
 
 def deliver_webhook(ctx, delivery_id):
-    with site_transaction(ctx.registry) as session:
-        attempt = claim_attempt(session, delivery_id)
-    if attempt is None:
-        return
-    outcome = post(webhook_policy(ctx.registry), attempt)
-    with site_transaction(ctx.registry) as session:
-        record(session, delivery_id, attempt, outcome)
+    delivery_sender(ctx.registry).deliver(delivery_id, inline=ctx.inline)
 
 
 def requeue_webhook_deliveries(ctx):
     policy = webhook_policy(ctx.registry)
     requeue_lost(ctx.session, policy.requeue_after)
-    # Five redirects each waiting the full time-out, plus a margin.
-    abandon_stuck(ctx.session, policy.timeout * 6 + 300)
+    # An attempt ends within its time-out; one still sending requeue_after later has lost its
+    # worker.
+    abandon_stuck(ctx.session, policy.timeout + policy.requeue_after)
