@@ -40,6 +40,18 @@ def refusal(attendee, event_id):
     return None
 
 
+def _move(session, conditional_update, attendee):
+    """Run the conditional UPDATE of ``attendee`` and bring the object up to date with the row as
+    it is now, in one round trip (RETURNING when the row moved, a read when it did not).
+    True when the row moved."""
+    moved = session.execute(conditional_update.returning(Attendee),
+                            execution_options={"synchronize_session": False, "populate_existing": True}
+                            ).scalar_one_or_none()
+    if moved is None:
+        session.refresh(attendee)
+    return moved is not None
+
+
 def check_in(session, ticket_code, event_id=None):
     """Returns (attendee, event_name, already_in); raises TicketError."""
     attendee, event_name = find_ticket(session, ticket_code)
@@ -51,12 +63,9 @@ def check_in(session, ticket_code, event_id=None):
     if attendee.status == "checked_in":
         return attendee, event_name, True
     now = utcnow()
-    result = session.execute(
-        update(Attendee).where(Attendee.id == attendee.id, Attendee.status.in_(CHECK_IN_FROM))
-        .values(status="checked_in", checked_in_at=now, checked_out_at=None, modified_at=now)
-        .execution_options(synchronize_session=False))
-    session.refresh(attendee)
-    if result.rowcount != 1:
+    moved = _move(session, update(Attendee).where(Attendee.id == attendee.id, Attendee.status.in_(CHECK_IN_FROM))
+                  .values(status="checked_in", checked_in_at=now, checked_out_at=None, modified_at=now), attendee)
+    if not moved:
         # Another scan changed the ticket between our read and our update.
         if attendee.status == "checked_in":
             return attendee, event_name, True
@@ -74,12 +83,9 @@ def check_out(session, ticket_code):
     if attendee.status != "checked_in":
         raise TicketError(NOT_CHECKED_IN)
     now = utcnow()
-    result = session.execute(
-        update(Attendee).where(Attendee.id == attendee.id, Attendee.status == "checked_in")
-        .values(status="checked_out", checked_out_at=now, modified_at=now)
-        .execution_options(synchronize_session=False))
-    session.refresh(attendee)
-    if result.rowcount != 1:
+    moved = _move(session, update(Attendee).where(Attendee.id == attendee.id, Attendee.status == "checked_in")
+                  .values(status="checked_out", checked_out_at=now, modified_at=now), attendee)
+    if not moved:
         raise TicketError(NOT_CHECKED_IN)
     actions.attendee_checked_out(session, attendee)
     return attendee, event_name
