@@ -77,6 +77,31 @@ def _sqlite_begin(conn):
     conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+class ReadOnlyRequest(Exception):
+    """A GET or HEAD request tried to write: safe methods read (their statements are not in a
+    transaction that could be rolled back)."""
+
+
+def make_read_session_factory(engine):
+    """Sessions for GET and HEAD requests: a write raises ``ReadOnlyRequest`` on every database;
+    on a database server they autocommit (no BEGIN, no ROLLBACK round trips), each statement
+    seeing what is committed when it runs. SQLite keeps its transactions: they cost nothing."""
+    if engine.dialect.name != "sqlite":
+        engine = engine.execution_options(isolation_level="AUTOCOMMIT")
+    factory = make_session_factory(engine)
+
+    def refuse_flush(session, flush_context, instances):
+        raise ReadOnlyRequest("a GET or HEAD request must not write")
+
+    def refuse_statement(state):
+        if state.is_insert or state.is_update or state.is_delete:
+            raise ReadOnlyRequest("a GET or HEAD request must not write")
+
+    event.listen(factory, "before_flush", refuse_flush)
+    event.listen(factory, "do_orm_execute", refuse_statement)
+    return factory
+
+
 def make_session_factory(engine):
     from .generations import track_writes
 
