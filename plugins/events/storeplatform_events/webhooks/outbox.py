@@ -226,21 +226,18 @@ def requeue_lost(session, older_than_seconds, limit=1000):
 
 def abandon_stuck(session, older_than_seconds):
     """A delivery still ``sending`` that long after its attempt began belongs to a worker that
-    died while sending (an attempt ends within its time-out): it was attempted, its outcome is
-    unknown, so it is closed as failed, never sent again, and counted once as a failure.
-    Rows taken before attempts were recorded count from their claim."""
+    died while sending (an attempt ends within its time-out): it was attempted and its outcome
+    is unknown, so it is closed as failed and never sent again. It is not counted toward the
+    failure limit: a dead worker says nothing about the receiver, and a few killed workers
+    must not disable healthy webhooks. Rows taken before attempts were recorded count from
+    their claim."""
     cutoff = utcnow() - timedelta(seconds=older_than_seconds)
-    webhook_ids = session.execute(
+    result = session.execute(
         update(WebhookDelivery)
         .where(WebhookDelivery.status == SENDING,
                func.coalesce(WebhookDelivery.attempted_at, WebhookDelivery.claimed_at) <= cutoff)
         .values(status=FAILED, finished_at=utcnow(), error=ABANDONED)
-        .returning(WebhookDelivery.webhook_id)
-        .execution_options(synchronize_session=False)).scalars().all()
-    failures = defaultdict(list)
-    for webhook_id in webhook_ids:
-        failures[webhook_id].append(False)
-    if webhook_ids:
-        count_outcomes(session.connection(), failures)
+        .execution_options(synchronize_session=False))
+    if result.rowcount:
         prune_log(session.connection())
-    return webhook_ids
+    return result.rowcount
