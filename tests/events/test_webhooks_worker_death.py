@@ -184,6 +184,23 @@ def test_killed_workers_lose_no_delivery_and_send_none_twice(make_site, tmp_path
     assert all(site.webhook_row(h["id"])["status"] == "active" for h in hooks)
 
 
+def test_a_worker_stopped_with_sigterm_finishes_what_it_was_sending(make_site, tmp_path, receiver):
+    site = queued_site(make_site, tmp_path, **{"events.webhooks.timeout": "5"})
+    site.webhook("attendee.created", receiver.url("/slow/0.5"))
+    event = site.event("Closing")
+    site.tickets(event["id"], 12)
+    worker = start_worker(write_worker_ini(tmp_path / "worker.ini", site))
+    try:
+        wait_for(lambda: receiver.posts(), timeout=30, interval=0.01)
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(timeout=30)
+    statuses = [r["status"] for r in rows_of(site)]
+    # The requests under way were answered and recorded; the rest waits in the queue.
+    assert "sending" not in statuses and statuses.count("delivered") == len(receiver.posts()) >= 1
+    assert set(statuses) == {"delivered", "pending"}
+
+
 def kill_rounds(site, receiver, ini, rng, batch, rounds=2):
     kills = 0
     for _ in range(rounds):
