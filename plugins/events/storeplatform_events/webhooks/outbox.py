@@ -137,12 +137,15 @@ def record_outcomes(connection, finished):
     """Outcomes, in the order they came, in the caller's transaction. A delivery is recorded only
     if it is still as its worker left it (the sweep may have closed it meanwhile, another worker
     may have taken it), so each is recorded and counted once. Returns those recorded."""
+    if not finished:
+        return []
     now = utcnow()
-    kept = [f for f in finished if _RECORD.rowcount(
-        connection, delivery_id=f.delivery_id, expected=SENDING if f.taken else PENDING,
-        new_status=DELIVERED if f.outcome.success else FAILED, code=f.outcome.response_code,
-        ms=f.outcome.duration_ms, message=f.outcome.error, attempted=f.attempted_at, finished=now,
-        sent_to=f.attempt.url, headers=f.attempt.headers)]
+    recorded = _RECORD.returned_each(connection, [
+        {"delivery_id": f.delivery_id, "expected": SENDING if f.taken else PENDING,
+         "new_status": DELIVERED if f.outcome.success else FAILED, "code": f.outcome.response_code,
+         "ms": f.outcome.duration_ms, "message": f.outcome.error, "attempted": f.attempted_at, "finished": now,
+         "sent_to": f.attempt.url, "headers": f.attempt.headers} for f in finished])
+    kept = [f for f, done in zip(finished, recorded) if done]
     if kept:
         by_webhook = defaultdict(list)
         for f in kept:
@@ -157,7 +160,8 @@ _RECORD = DriverStatement(
     .values(status=bindparam("new_status"), response_code=bindparam("code"), duration_ms=bindparam("ms"),
             error=bindparam("message"), attempted_at=bindparam("attempted", type_=UTCDateTime),
             finished_at=bindparam("finished", type_=UTCDateTime), url=bindparam("sent_to"),
-            request_headers=bindparam("headers", type_=DELIVERIES.c.request_headers.type)))
+            request_headers=bindparam("headers", type_=DELIVERIES.c.request_headers.type))
+    .returning(DELIVERIES.c.id))
 
 
 def count_outcomes(connection, successes_by_webhook):

@@ -40,7 +40,10 @@ class OutcomeRecorder:
                 self._thread.start()
                 # A worker stopping normally writes what it holds before the process ends.
                 atexit.register(self.close)
-            self._changed.notify_all()
+            # Woken for the first outcome of a batch and for a full one, not for each (a wake-up
+            # per delivery is a thread switch per delivery).
+            if len(self._waiting) in (1, MAX_BATCH):
+                self._changed.notify_all()
 
     def flush(self, timeout=None):
         """Wait until every outcome handed over so far is written; False on time-out."""

@@ -1,6 +1,7 @@
 """A worker's side of one delivery, one way through:
 
-1. read the delivery and its webhook (one query; nothing is locked or changed);
+1. read the delivery and its webhook (one query on the thread's kept database connection;
+   nothing is locked or changed);
 2. open the connection to the receiver (each worker thread keeps its connections between
    deliveries: one HTTP session per thread);
 3. take the delivery (pending -> sending, ``attempted_at``) with a conditional UPDATE, once the
@@ -14,6 +15,8 @@ A worker that dies before step 3 leaves the delivery pending: the sweep re-queue
 dies after it has attempted the delivery: the sweep closes it as failed. Nothing is sent twice.
 """
 import threading
+
+from sqlalchemy import event
 
 from storeplatform.api import site_transaction, utcnow
 
@@ -49,6 +52,7 @@ class DeliverySender:
         self._threads = threading.local()
         with site_transaction(registry) as session:
             self.engine = session.get_bind()
+        self.databases = HeldConnections(self.engine)
         self.recorder = OutcomeRecorder(self.engine)
 
     def http(self):
@@ -62,7 +66,11 @@ class DeliverySender:
         """Send delivery ``delivery_id`` if it is still pending (see the module's steps);
         ``inline``: record the outcome before returning."""
         for _ in range(READS):
-            finished = self._attempt(delivery_id)
+            try:
+                finished = self._attempt(delivery_id)
+            except self.databases.errors:
+                self.databases.drop()  # it may be broken; the next delivery gets a new one
+                raise
             if finished is None:
                 continue
             if finished is not False:
@@ -71,37 +79,35 @@ class DeliverySender:
 
     def _attempt(self, delivery_id):
         """Finished, False (nothing to do: not pending, or skipped), or None (read again)."""
-        connection = self.engine.connect()
+        database = self.databases.get()
         try:
-            if self.engine.dialect.name == "postgresql":
-                # One statement each, no transaction around them: one round trip each (SQLite's
-                # driver connection commits each statement already).
-                connection.execution_options(isolation_level="AUTOCOMMIT")
-            row = read_for_sending(connection, delivery_id)
-            if row is None or row.status != PENDING:
-                return False
-            if row.webhook_status != "active":
-                with self.engine.begin() as transaction:
-                    close_skipped(transaction, delivery_id, row.webhook_status)
-                return False
-            attempt = signed_attempt(row.webhook_id, row.url, row.secret, row.topic, row.body.encode("utf-8"),
-                                     row.uuid, row.timestamp)
-            taken_at = []
+            row = read_for_sending(database, delivery_id)
+        except self.databases.errors:
+            # A kept connection the server dropped while it rested: once more on a new one
+            # (reading changes nothing).
+            self.databases.drop()
+            database = self.databases.get()
+            row = read_for_sending(database, delivery_id)
+        if row is None or row.status != PENDING:
+            return False
+        if row.webhook_status != "active":
+            with self.engine.begin() as transaction:
+                close_skipped(transaction, delivery_id, row.webhook_status)
+            return False
+        attempt = signed_attempt(row.webhook_id, row.url, row.secret, row.topic, row.body.encode("utf-8"),
+                                 row.uuid, row.timestamp)
+        taken_at = []
 
-            def take_it():
-                now = utcnow()
-                taken = take(connection, delivery_id, row.webhook_id, now)
-                connection.close()  # not needed while the request is out
-                if not taken:
-                    raise AttemptRefused()
-                taken_at.append(now)
+        def take_it():
+            now = utcnow()
+            if not take(database, delivery_id, row.webhook_id, now):
+                raise AttemptRefused()
+            taken_at.append(now)
 
-            try:
-                outcome = self.http().send(attempt, when_connected=take_it)
-            except AttemptRefused:
-                return None
-        finally:
-            connection.close()
+        try:
+            outcome = self.http().send(attempt, when_connected=take_it)
+        except AttemptRefused:
+            return None
         # Not taken: the attempt failed before its request could be written (no connection).
         return Finished(delivery_id, attempt, outcome, bool(taken_at), taken_at[0] if taken_at else utcnow())
 
@@ -111,3 +117,44 @@ class DeliverySender:
                 record_outcomes(transaction, [finished])
         else:
             self.recorder.add(finished)
+
+
+class HeldConnections:
+    """One database connection per thread, kept from one delivery to the next: no pool
+    check-out and check-in around each of a delivery's two statements. On PostgreSQL it runs
+    without a transaction (autocommit: one round trip per statement); SQLite's driver connection
+    commits each statement already. A connection is given back once its thread has ended,
+    dropped after a database error, and closed when the engine is disposed."""
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.errors = engine.dialect.loaded_dbapi.Error
+        self._lock = threading.Lock()
+        self._by_thread = {}
+        event.listen(engine, "engine_disposed", self.close_all)
+
+    def get(self):
+        thread = threading.current_thread()
+        connection = self._by_thread.get(thread)
+        if connection is None:
+            connection = self.engine.connect()
+            if self.engine.dialect.name == "postgresql":
+                connection.execution_options(isolation_level="AUTOCOMMIT")
+            with self._lock:
+                for other in [t for t in self._by_thread if not t.is_alive()]:
+                    self._by_thread.pop(other).close()
+                self._by_thread[thread] = connection
+        return connection
+
+    def drop(self):
+        with self._lock:
+            connection = self._by_thread.pop(threading.current_thread(), None)
+        if connection is not None:
+            connection.invalidate()
+            connection.close()
+
+    def close_all(self, engine=None):
+        with self._lock:
+            held, self._by_thread = list(self._by_thread.values()), {}
+        for connection in held:
+            connection.close()

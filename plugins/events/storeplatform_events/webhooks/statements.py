@@ -46,6 +46,28 @@ class DriverStatement:
         finally:
             cursor.close()
 
+    def returned_each(self, connection, rows):
+        """Run once per dict of ``rows``; for each, whether it returned a row (a statement with
+        RETURNING: whether it changed one). psycopg sends them all in one round trip."""
+        sql, names, defaults, converters = self._compile(connection.dialect)
+        params = [self._params(names, defaults, converters, values) for values in rows]
+        cursor = connection.connection.driver_connection.cursor()
+        try:
+            if connection.dialect.driver == "psycopg" and len(params) > 1:
+                cursor.executemany(sql, params, returning=True)
+                returned = []
+                while True:
+                    returned.append(cursor.fetchone() is not None)
+                    if not cursor.nextset():
+                        return returned
+            returned = []
+            for one in params:
+                cursor.execute(sql, one)
+                returned.append(cursor.fetchone() is not None)
+            return returned
+        finally:
+            cursor.close()
+
     def many(self, connection, rows):
         """Run once per dict of ``rows`` (the driver sends them together where it can)."""
         sql, names, defaults, converters = self._compile(connection.dialect)
