@@ -19,10 +19,14 @@ class Received:
     path: str
     headers: dict
     body: bytes
+    client: tuple = ()  # (address, port): one per connection
 
 
 class Receiver:
-    def __init__(self, host="127.0.0.1"):
+    """``keep_alive``: answer over persistent connections (else one request per connection);
+    ``cookie``: a Set-Cookie header for every answer."""
+
+    def __init__(self, host="127.0.0.1", keep_alive=False, cookie=None):
         self.requests = []
         self.default_status = 200
         self._lock = threading.Lock()
@@ -44,7 +48,8 @@ class Receiver:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
                 with receiver._lock:
-                    receiver.requests.append(Received(self.command, self.path, dict(self.headers.items()), body))
+                    receiver.requests.append(Received(self.command, self.path, dict(self.headers.items()), body,
+                                                      self.client_address))
                 parts = urlsplit(self.path)
                 segments = parts.path.strip("/").split("/")
                 status, location = receiver.default_status, None
@@ -68,9 +73,12 @@ class Receiver:
                     if location:
                         self.send_header("Location", location)
                     self.send_header("Content-Length", "2")
-                    # One request per connection, as the sender opens one per delivery.
-                    self.send_header("Connection", "close")
-                    self.close_connection = True
+                    if cookie:
+                        self.send_header("Set-Cookie", cookie)
+                    if not keep_alive:
+                        # One request per connection: the sender opens a new one each time.
+                        self.send_header("Connection", "close")
+                        self.close_connection = True
                     self.end_headers()
                     self.wfile.write(b"ok")
                 except OSError:
