@@ -2,8 +2,8 @@
 
 1. read the delivery and its webhook (one query on the thread's kept database connection;
    nothing is locked or changed);
-2. open the connection to the receiver (each worker thread keeps its connections between
-   deliveries: one HTTP session per thread);
+2. open the connection to the receiver with the thread's HTTP client (its connections stay open
+   from one delivery to the next);
 3. take the delivery (pending -> sending, ``attempted_at``) with a conditional UPDATE, once the
    connection is open and right before the request is written: another worker, or a repeated
    hand-off of the same id, finds it taken and writes nothing;
@@ -24,6 +24,7 @@ from .connections import AttemptRefused
 from .delivery import DeliveryClient, signed_attempt
 from .models import PENDING
 from .outbox import Finished, close_skipped, read_for_sending, record_outcomes, take
+from .per_thread import PerThread
 from .recorder import OutcomeRecorder
 from .settings import webhook_policy
 
@@ -46,21 +47,37 @@ def delivery_sender(registry):
 
 
 class DeliverySender:
+    """Each worker thread keeps a database connection (no pool check-out and check-in around a
+    delivery's two statements; on PostgreSQL without a transaction, one round trip each) and an
+    HTTP client (its connections kept alive); one recorder per process writes the outcomes."""
+
     def __init__(self, registry):
         self.registry = registry
         self.policy = webhook_policy(registry)
-        self._threads = threading.local()
         with site_transaction(registry) as session:
             self.engine = session.get_bind()
-        self.databases = HeldConnections(self.engine)
+        self.database_errors = self.engine.dialect.loaded_dbapi.Error
+        self.databases = PerThread(self._connect, lambda connection: connection.close())
+        self.clients = PerThread(lambda: DeliveryClient(self.policy), DeliveryClient.close)
         self.recorder = OutcomeRecorder(self.engine)
+        event.listen(self.engine, "engine_disposed", self._close_kept)
 
-    def http(self):
-        """This thread's HTTP client."""
-        client = getattr(self._threads, "http", None)
-        if client is None:
-            client = self._threads.http = DeliveryClient(self.policy)
-        return client
+    def _connect(self):
+        connection = self.engine.connect()
+        if self.engine.dialect.name == "postgresql":
+            connection.execution_options(isolation_level="AUTOCOMMIT")
+        return connection  # SQLite's driver connection commits each statement already
+
+    def _drop_database(self):
+        """After a database error: this thread's connection may be broken; the next one is new."""
+        connection = self.databases.forget()
+        if connection is not None:
+            connection.invalidate()
+            connection.close()
+
+    def _close_kept(self, engine):
+        self.databases.close_all()
+        self.clients.close_all()
 
     def deliver(self, delivery_id, inline=False):
         """Send delivery ``delivery_id`` if it is still pending (see the module's steps);
@@ -68,8 +85,8 @@ class DeliverySender:
         for _ in range(READS):
             try:
                 finished = self._attempt(delivery_id)
-            except self.databases.errors:
-                self.databases.drop()  # it may be broken; the next delivery gets a new one
+            except self.database_errors:
+                self._drop_database()
                 raise
             if finished is None:
                 continue
@@ -82,10 +99,10 @@ class DeliverySender:
         database = self.databases.get()
         try:
             row = read_for_sending(database, delivery_id)
-        except self.databases.errors:
+        except self.database_errors:
             # A kept connection the server dropped while it rested: once more on a new one
             # (reading changes nothing).
-            self.databases.drop()
+            self._drop_database()
             database = self.databases.get()
             row = read_for_sending(database, delivery_id)
         if row is None or row.status != PENDING:
@@ -105,7 +122,7 @@ class DeliverySender:
             taken_at.append(now)
 
         try:
-            outcome = self.http().send(attempt, when_connected=take_it)
+            outcome = self.clients.get().send(attempt, when_connected=take_it)
         except AttemptRefused:
             return None
         # Not taken: the attempt failed before its request could be written (no connection).
@@ -117,44 +134,3 @@ class DeliverySender:
                 record_outcomes(transaction, [finished])
         else:
             self.recorder.add(finished)
-
-
-class HeldConnections:
-    """One database connection per thread, kept from one delivery to the next: no pool
-    check-out and check-in around each of a delivery's two statements. On PostgreSQL it runs
-    without a transaction (autocommit: one round trip per statement); SQLite's driver connection
-    commits each statement already. A connection is given back once its thread has ended,
-    dropped after a database error, and closed when the engine is disposed."""
-
-    def __init__(self, engine):
-        self.engine = engine
-        self.errors = engine.dialect.loaded_dbapi.Error
-        self._lock = threading.Lock()
-        self._by_thread = {}
-        event.listen(engine, "engine_disposed", self.close_all)
-
-    def get(self):
-        thread = threading.current_thread()
-        connection = self._by_thread.get(thread)
-        if connection is None:
-            connection = self.engine.connect()
-            if self.engine.dialect.name == "postgresql":
-                connection.execution_options(isolation_level="AUTOCOMMIT")
-            with self._lock:
-                for other in [t for t in self._by_thread if not t.is_alive()]:
-                    self._by_thread.pop(other).close()
-                self._by_thread[thread] = connection
-        return connection
-
-    def drop(self):
-        with self._lock:
-            connection = self._by_thread.pop(threading.current_thread(), None)
-        if connection is not None:
-            connection.invalidate()
-            connection.close()
-
-    def close_all(self, engine=None):
-        with self._lock:
-            held, self._by_thread = list(self._by_thread.values()), {}
-        for connection in held:
-            connection.close()
