@@ -53,11 +53,35 @@ def make_plugin_manager(enabled, extra=()):
                     impl.function(pm=pm)
         except Exception as exc:
             raise PluginError(f"plugin {name!r} failed to register: {exc.__class__.__name__}: {exc}") from exc
-    try:
-        pm.check_pending()
-    except pluggy.PluginValidationError as exc:
-        raise PluginError(f"plugin {pm.get_name(exc.plugin)!r} implements an unknown hook: {exc}") from exc
+    unknown = [(pm.get_name(impl.plugin), name) for name, caller in vars(pm.hook).items()
+               if not name.startswith("_") and not caller.has_spec()
+               for impl in caller.get_hookimpls() if not impl.optionalhook]
+    if unknown:
+        plugin, hook = unknown[0]
+        raise PluginError(f"plugin {plugin!r} implements hook {hook!r}, which no enabled plugin declares"
+                          f"{_declared_by(hook, enabled)}")
     return pm
+
+
+def _declared_by(hook, enabled):
+    """Where an unknown hook comes from, for the start-up error: an installed plugin that is not
+    enabled and declares it (loaded only now, on the failure path)."""
+    for name, entry_point in sorted(available_plugins().items()):
+        if name in enabled:
+            continue
+        try:
+            scratch = pluggy.PluginManager("storeplatform")
+            scratch.add_hookspecs(hookspecs)
+            plugin = entry_point.load()
+            scratch.register(plugin, name=name)
+            for impl in scratch.hook.storeplatform_add_hookspecs.get_hookimpls():
+                impl.function(pm=scratch)
+        except Exception:  # a broken plugin is not the answer; look further
+            continue
+        caller = getattr(scratch.hook, hook, None)
+        if caller is not None and caller.has_spec():
+            return f": it is declared by plugin {name!r}, add it to storeplatform.plugins"
+    return ": no installed plugin declares it"
 
 
 def apply_filters(hook, value, **kwargs):

@@ -136,5 +136,19 @@ def test_a_plugin_implementing_an_unknown_hook_is_named():
         def evt_rest_prepare_event(self, data):
             return data
 
-    with pytest.raises(PluginError, match="plugin 'Speakers' implements an unknown hook"):
+    with pytest.raises(PluginError) as raised:
         make_plugin_manager([], extra=[Speakers()])
+    assert str(raised.value) == ("plugin 'Speakers' implements hook 'evt_rest_prepare_event', which no enabled "
+                                 "plugin declares: it is declared by plugin 'events', add it to storeplatform.plugins")
+    assert "\n" not in str(raised.value)
+
+
+def test_a_hook_no_installed_plugin_declares_is_named():
+    class Typo:
+        @impl
+        def evt_rest_prepare_evnt(self, data):
+            return data
+
+    with pytest.raises(PluginError, match="^plugin 'Typo' implements hook 'evt_rest_prepare_evnt', which no enabled "
+                                          "plugin declares: no installed plugin declares it$"):
+        make_plugin_manager(["events"], extra=[Typo()])
