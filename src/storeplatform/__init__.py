@@ -33,6 +33,7 @@ def make_config(global_config=None, *, plugins=(), environ=None, **settings):
     config.include(".rest")
     config.include(".queue")
     config.include(".store.views")
+    config.include(".health")
     _add_request_methods(config)
     config.add_tween("storeplatform.client.ingress_tween_factory", under=EXCVIEW)
     add_error_views(config)

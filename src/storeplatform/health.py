@@ -1,0 +1,67 @@
+"""Health checks for load balancers and orchestrators, outside ``{rest_root}``, public:
+``GET /healthz`` (the process answers; nothing else is touched) and ``GET /readyz`` (the
+database answers, its schema is at the migration heads of the host and every enabled plugin,
+the task queue answers; 503 naming the failing part otherwise)."""
+import logging
+
+from alembic.script import ScriptDirectory
+from pyramid.response import Response
+from sqlalchemy import text
+
+from .jsonutil import dumpb
+from .migrate import alembic_config
+
+log = logging.getLogger(__name__)
+
+
+def _json(status, body):
+    response = Response(body=dumpb(body), status=status, content_type="application/json")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def healthz(request):
+    return _json(200, {"status": "ok"})
+
+
+def readyz(request):
+    checks = {"database": "ok", "migrations": "ok", "queue": "ok"}
+    registry = request.registry
+    try:
+        connection = registry["db.engine"].connect()
+    except Exception as exc:  # the probe's answer is the report: the error goes to the log
+        log.warning("readyz: database: %r", exc)
+        checks["database"] = f"unreachable: {exc.__class__.__name__}"
+        checks["migrations"] = "unknown"
+    else:
+        with connection:
+            try:
+                applied = set(connection.execute(text("SELECT version_num FROM alembic_version")).scalars())
+            except Exception:  # no version table: never migrated
+                applied = set()
+        missing = sorted(heads(registry) - applied)
+        if missing:
+            checks["migrations"] = f"not at head (missing {', '.join(missing)}): run storeplatform -c INI migrate"
+    try:
+        registry["queue.huey"].pending_count()
+    except Exception as exc:
+        log.warning("readyz: queue: %r", exc)
+        checks["queue"] = f"unreachable: {exc.__class__.__name__}"
+    ready = all(value == "ok" for value in checks.values())
+    return _json(200 if ready else 503, {"status": "ok" if ready else "unavailable", "checks": checks})
+
+
+def heads(registry):
+    """The migration heads of the host and the enabled plugins: fixed for a running process,
+    found at the first probe, not at every one."""
+    found = registry.get("health.heads")
+    if found is None:
+        found = registry["health.heads"] = set(ScriptDirectory.from_config(alembic_config(registry)).get_heads())
+    return found
+
+
+def includeme(config):
+    config.add_route("healthz", "/healthz", request_method="GET")
+    config.add_route("readyz", "/readyz", request_method="GET")
+    config.add_view(healthz, route_name="healthz")
+    config.add_view(readyz, route_name="readyz")

@@ -1,0 +1,39 @@
+"""Health checks: /healthz touches nothing, /readyz names what is not ready."""
+from storeplatform.testing import Site, count_queries
+
+
+def test_healthz_answers_without_touching_the_database(site):
+    with count_queries(site.engine) as queries:
+        res = site.app.get("/healthz", status=200)
+    assert res.json == {"status": "ok"} and queries() == 0
+    assert res.headers["Cache-Control"] == "no-store" and res.content_type == "application/json"
+
+
+def test_readyz_on_a_migrated_site(make_site):
+    site = make_site(**{"storeplatform.plugins": "invoicing pricecalc events"})
+    res = site.app.get("/readyz", status=200)
+    assert res.json == {"status": "ok", "checks": {"database": "ok", "migrations": "ok", "queue": "ok"}}
+
+
+def test_readyz_names_a_database_that_was_never_migrated(database, tmp_path):
+    site = Site(database.settings(**{"sqlalchemy.url": f"sqlite:///{tmp_path}/empty.sqlite",
+                                     "storeplatform.plugins": "events"}))
+    try:
+        checks = site.app.get("/readyz", status=503).json["checks"]
+    finally:
+        site.close()
+    assert checks["database"] == "ok" and checks["queue"] == "ok"
+    assert checks["migrations"].startswith("not at head (missing ") and "sp0004" in checks["migrations"]
+    assert checks["migrations"].endswith("run storeplatform -c INI migrate")
+
+
+def test_readyz_names_an_unreachable_database_and_queue(database):
+    site = Site(database.settings(**{"sqlalchemy.url": "postgresql://postgres@127.0.0.1:1/nothing",
+                                     "huey.url": "redis://127.0.0.1:1/0", "huey.embedded_consumer": "false",
+                                     "storeplatform.secret": "s" * 32}))
+    try:
+        res = site.app.get("/readyz", status=503)
+    finally:
+        site.close()
+    assert res.json == {"status": "unavailable", "checks": {
+        "database": "unreachable: OperationalError", "migrations": "unknown", "queue": "unreachable: ConnectionError"}}
