@@ -50,7 +50,10 @@ class Environment:
 
 
 def build_parser(pm=None):
-    parser = Parser(prog="storeplatform", description="Storeplatform site administration.")
+    parser = Parser(prog="storeplatform", description="Storeplatform site administration.",
+                    epilog=None if pm is not None else
+                    "The enabled plugins add commands of their own (events, invoicing ...): "
+                    "give the site's ini, e.g. storeplatform -c development.ini --help, to list them.")
     parser.add_argument("-c", "--config", required=True, metavar="INI", help="the site's ini file")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
@@ -164,7 +167,7 @@ def cmd_option_get(env, args):
             value = site_options(session)[args.key]
         except KeyError:
             raise CliError(f"unknown option {args.key!r}")
-    print(value if isinstance(value, str) else json.dumps(value))
+    print(option_text(value))
     return 0
 
 
@@ -174,8 +177,14 @@ def cmd_option_set(env, args):
             value = set_option(session, args.key, args.value)
         except OptionError as exc:
             raise CliError(str(exc))
-    print(value)
+    print(option_text(value))
     return 0
+
+
+def option_text(value):
+    """An option's value as ``option get`` and ``option set`` print it: text as it is, anything
+    else as JSON (``true``, ``3``), so that what set prints can be set again."""
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def cmd_worker(env, args):

@@ -76,6 +76,11 @@ def test_options(cli):
     assert cli("option", "get", "site.timezone").stdout.strip() == "Europe/Warsaw"
     assert cli("option", "set", "store.decimals", "3").stdout.strip() == "3"
     assert cli("option", "get", "store.decimals").stdout.strip() == "3"
+    # set prints what get prints (JSON for anything but text), whatever word was given
+    ini = cli.ini.with_name("invoicing.ini")
+    ini.write_text(cli.ini.read_text().replace("plugins = thirdparty", "plugins = thirdparty invoicing"))
+    assert cli("option", "set", "invoicing.rest_api_enabled", "yes", ini_path=ini).stdout == "true\n"
+    assert cli("option", "get", "invoicing.rest_api_enabled", ini_path=ini).stdout == "true\n"
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -131,3 +136,8 @@ storeplatform.plugins = thirdparty
 
 def test_worker_refuses_immediate_queue(cli):
     assert "memory://" in one_line_error(cli("worker", ok=False))
+
+
+def test_help_without_a_site_says_how_to_list_plugin_commands():
+    proc = subprocess.run([TOOL, "--help"], capture_output=True, text=True, timeout=60, env=cli_environ())
+    assert proc.returncode == 0 and "storeplatform -c development.ini --help" in " ".join(proc.stdout.split())

@@ -164,3 +164,11 @@ def test_out_of_range_numbers_are_invalid_params(site):
     body = assert_error(site.app.post_json("/api/store/v1/orders", {"line_items": [{"product_id": 10**20}]},
                                            headers=h, status=400), 400, "rest_invalid_param")
     assert list(body["data"]["params"]) == ["line_items.0.product_id"]
+
+
+def test_the_rest_root_and_openapi_refuse_other_methods_with_allow(site):
+    for path in ("/api/", "/api", "/api/openapi.json"):
+        for method in ("post", "put", "patch", "delete"):
+            res = getattr(site.app, method)(path, status=405)
+            assert res.headers["Allow"] == "GET, HEAD"
+            assert_error(res, 405, "rest_method_not_allowed")

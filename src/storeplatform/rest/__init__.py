@@ -1,4 +1,5 @@
 """The REST server: namespaces, module-level services, one error body, schema index, pagination."""
+from pyramid.httpexceptions import HTTPMethodNotAllowed
 from pyramid.tweens import MAIN
 
 from ..errors import INVALID_URL, RestError
@@ -26,6 +27,9 @@ def includeme(config):
     config.add_view(root_index, route_name="rest-root:noslash", request_method="GET", renderer="restjson")
     config.add_route("rest-openapi", prefix + "/openapi.json")
     config.add_view(openapi_document, route_name="rest-openapi", request_method="GET", renderer="restjson")
+    for route in ("rest-root", "rest-root:noslash", "rest-openapi"):
+        # Any other method: 405 with Allow, as the services answer, not 404.
+        config.add_view(_read_only, route_name=route)
     config.add_request_method(lambda request: None, "rest_namespace", reify=True)
     config.add_request_method(rest_url, "rest_url")
     config.add_directive("add_rest_namespace", add_rest_namespace)
@@ -46,6 +50,10 @@ def json_renderer_factory(info):
         return dumpb(value)
 
     return render
+
+
+def _read_only(request):
+    raise HTTPMethodNotAllowed(headers={"Allow": "GET, HEAD"})
 
 
 def rest_tween_factory(handler, registry):
