@@ -47,6 +47,9 @@ def serve(args):
         status = run(tool, "-c", ini, *step)
         if status:
             sys.exit(status)
+    port = next((a.split("=", 1)[1] for a in args if a.startswith("http_port=")), "6543")
+    print(f"site: http://127.0.0.1:{port}/  REST root: http://127.0.0.1:{port}/api/  "
+          f"readiness: http://127.0.0.1:{port}/readyz", flush=True)
     os.execv(os.path.join(BIN, "pserve"), [os.path.join(BIN, "pserve"), ini, *args])
 
 

@@ -202,9 +202,20 @@ def cmd_worker(env, args):
 
 
 def cmd_demo(env, args):
+    from .store.demo import DEMO_PASSWORD, DEMO_USERS
+
     with env.transaction() as session:
         call_action(env.registry["plugins"].hook.storeplatform_demo_data, session=session)
+        options = site_options(session)
+    ini = args.config
     print("demo data loaded")
+    print(f"logins (password {DEMO_PASSWORD}): " + ", ".join(f"{login} ({role})" for login, role, *_ in DEMO_USERS))
+    print(f"an application password for REST clients: storeplatform -c {ini} user app-password admin")
+    # The switches of the site that are off (the specs keep some APIs off until an owner turns them on).
+    for key, value in sorted(options.items()):
+        if key.endswith(".rest_api_enabled") and value is False:
+            print(f"off: the {key.split('.')[0]} REST API; turn it on with "
+                  f"storeplatform -c {ini} option set {key} true")
     return 0
 
 

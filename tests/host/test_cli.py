@@ -122,12 +122,19 @@ def test_migrate_and_demo_on_a_fresh_database(tmp_path):
 use = egg:storeplatform
 sqlalchemy.url = sqlite:///{tmp_path}/var/fresh.sqlite
 huey.url = memory://
-storeplatform.plugins = thirdparty
+storeplatform.plugins = thirdparty invoicing
 """)
     env = cli_environ()
     for args in (["migrate"], ["demo"], ["demo"]):
         proc = subprocess.run([TOOL, "-c", str(ini), *args], capture_output=True, text=True, env=env, timeout=60)
         assert proc.returncode == 0, proc.stderr
+    # What a newcomer needs next: the logins, how to get an application password, what is off.
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "demo data loaded"
+    assert lines[1].startswith("logins (password demo-password): admin (administrator), manager (shop_manager)")
+    assert lines[2] == f"an application password for REST clients: storeplatform -c {ini} user app-password admin"
+    assert lines[3:] == [f"off: the invoicing REST API; turn it on with storeplatform -c {ini} option set "
+                         "invoicing.rest_api_enabled true"]
     assert (tmp_path / "var" / "fresh.sqlite").exists() and (tmp_path / "var" / "secret.key").exists()
     proc = subprocess.run([TOOL, "-c", str(ini), "option", "get", "site.title"], capture_output=True, text=True,
                           env=env)
