@@ -1,6 +1,7 @@
 """storeplatform: a plugin-based store platform on Pyramid. ``main`` is the WSGI app factory;
 plugins use ``storeplatform.api`` and nothing else."""
 import os
+import sys
 
 from pyramid.config import Configurator
 from pyramid.tweens import EXCVIEW
@@ -62,5 +63,18 @@ def make_app(config):
 
 
 def main(global_config=None, **settings):
-    """The WSGI application factory (``egg:storeplatform``)."""
-    return make_app(make_config(global_config, **settings))
+    """The WSGI application factory (``egg:storeplatform``), for pserve and gunicorn: a site that
+    cannot serve (a bad setting, a broken plugin, a database or queue that does not answer, a
+    schema behind its migrations) stops start-up with one line and exit status 1."""
+    from .health import startup_problem
+
+    try:
+        config = make_config(global_config, **settings)
+        problem = startup_problem(config.registry)
+    except Exception as exc:  # one line, as the CLI does; nothing half-started is served
+        problem = str(exc) if exc.__class__.__name__ in ("SettingsError", "PluginError") else \
+            f"{exc.__class__.__name__}: {exc}"
+    if problem:
+        print(f"storeplatform: error: {problem.splitlines()[0]}", file=sys.stderr, flush=True)
+        raise SystemExit(1)
+    return make_app(config)

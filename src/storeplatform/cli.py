@@ -240,7 +240,8 @@ def main(argv=None):
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # one clear line: plugin errors, settings errors, database errors
-        print(f"storeplatform: error: {exc.__class__.__name__}: {exc}", file=sys.stderr)
+        named = exc.__class__.__name__ in ("SettingsError", "PluginError")  # their message names the key
+        print(f"storeplatform: error: {exc if named else f'{exc.__class__.__name__}: {exc}'}", file=sys.stderr)
         return 1
 
 

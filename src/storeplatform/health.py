@@ -24,14 +24,22 @@ def healthz(request):
     return _json(200, {"status": "ok"})
 
 
-def readyz(request):
+def readiness(registry, errors=None):
+    """{part: "ok" or what is wrong} for the database, its migrations and the queue. The
+    exceptions behind a problem go to the log, or into ``errors`` (a dict) when one is given."""
     checks = {"database": "ok", "migrations": "ok", "queue": "ok"}
-    registry = request.registry
+
+    def failed(part, exc):
+        if errors is None:
+            log.warning("readiness: %s: %r", part, exc)
+        else:
+            errors[part] = exc
+        checks[part] = f"unreachable: {exc.__class__.__name__}"
+
     try:
         connection = registry["db.engine"].connect()
-    except Exception as exc:  # the probe's answer is the report: the error goes to the log
-        log.warning("readyz: database: %r", exc)
-        checks["database"] = f"unreachable: {exc.__class__.__name__}"
+    except Exception as exc:  # the probe's answer is the report
+        failed("database", exc)
         checks["migrations"] = "unknown"
     else:
         with connection:
@@ -45,10 +53,34 @@ def readyz(request):
     try:
         registry["queue.huey"].pending_count()
     except Exception as exc:
-        log.warning("readyz: queue: %r", exc)
-        checks["queue"] = f"unreachable: {exc.__class__.__name__}"
+        failed("queue", exc)
+    return checks
+
+
+def readyz(request):
+    checks = readiness(request.registry)
     ready = all(value == "ok" for value in checks.values())
     return _json(200 if ready else 503, {"status": "ok" if ready else "unavailable", "checks": checks})
+
+
+def startup_problem(registry):
+    """The first reason this site cannot serve, as one line naming the setting or the command
+    to run, or None."""
+    errors = {}
+    checks = readiness(registry, errors)
+
+    def detail(part):
+        exc = errors[part]
+        text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        return f"{checks[part]}: {text[0] if text else ''}".rstrip(": ")
+
+    if checks["database"] != "ok":
+        return f"sqlalchemy.url: the database is {detail('database')}"
+    if checks["migrations"] != "ok":
+        return f"the database schema is {checks['migrations']}"
+    if checks["queue"] != "ok":
+        return f"huey.url: the task queue is {detail('queue')}"
+    return None
 
 
 def heads(registry):

@@ -3,7 +3,7 @@ import os
 import secrets
 from pathlib import Path
 
-from pyramid.settings import asbool, aslist
+from pyramid.settings import aslist
 
 from .client import parse_trusted_proxies
 
@@ -33,6 +33,36 @@ class SettingsError(Exception):
     """A setting has a value the platform cannot run with."""
 
 
+DATABASE_SCHEMES = ("sqlite:///", "postgresql://", "postgres://", "postgresql+psycopg://")
+QUEUE_SCHEMES = ("memory://", "sqlite:///", "redis://", "rediss://", "unix://")
+BOOLEANS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
+BOOLEAN_KEYS = ("huey.embedded_consumer", "storeplatform.allow_http_consumer_keys")
+INTEGER_KEYS = {"huey.workers": 1, "storeplatform.jwt_lifetime": 1, "storeplatform.session_lifetime": 1}
+
+
+def strict_bool(settings, key):
+    value = str(settings[key]).strip().lower()
+    if value not in BOOLEANS:
+        raise SettingsError(f"{key} must be true or false, not {settings[key]!r}")
+    return BOOLEANS[value]
+
+
+def strict_int(settings, key, minimum):
+    text = str(settings[key]).strip()
+    if not (text.isascii() and text.isdigit()) or int(text) < minimum:
+        raise SettingsError(f"{key} must be a whole number of at least {minimum}, not {settings[key]!r}")
+    return int(text)
+
+
+def _check_urls(settings):
+    url = settings["sqlalchemy.url"]
+    if not url.startswith(DATABASE_SCHEMES):
+        raise SettingsError(f"sqlalchemy.url must start with sqlite:/// or postgresql://, not {url!r}")
+    url = settings["huey.url"]
+    if not url.startswith(QUEUE_SCHEMES):
+        raise SettingsError(f"huey.url must start with sqlite:///, redis:// or memory://, not {url!r}")
+
+
 def normalize(settings, environ):
     """Return a new settings dict: defaults, then the ini, then ``environ`` (the process
     environment, or what a test passes instead).
@@ -48,6 +78,10 @@ def normalize(settings, environ):
     for env, key in ENV_OVERRIDES.items():
         if environ.get(env):
             result[key] = environ[env]
+    # Checked by type before anything uses them: a typo is named, not reported as its consequence.
+    _check_urls(result)
+    parsed_bools = {key: strict_bool(result, key) for key in BOOLEAN_KEYS}
+    parsed_ints = {key: strict_int(result, key, minimum) for key, minimum in INTEGER_KEYS.items()}
     prefix = "/" + result["storeplatform.rest_prefix"].strip("/")
     if prefix == "/":
         raise SettingsError("storeplatform.rest_prefix must not be empty")
@@ -61,11 +95,11 @@ def normalize(settings, environ):
         raise SettingsError(str(exc))
     result["storeplatform.parsed"] = {
         "plugins": aslist(result["storeplatform.plugins"]),
-        "allow_http_consumer_keys": asbool(result["storeplatform.allow_http_consumer_keys"]),
+        "allow_http_consumer_keys": parsed_bools["storeplatform.allow_http_consumer_keys"],
         "trusted_proxies": trusted_proxies,
-        "embedded_consumer": asbool(result["huey.embedded_consumer"]),
-        "jwt_lifetime": int(result["storeplatform.jwt_lifetime"]),
-        "session_lifetime": int(result["storeplatform.session_lifetime"]),
+        "embedded_consumer": parsed_bools["huey.embedded_consumer"],
+        "jwt_lifetime": parsed_ints["storeplatform.jwt_lifetime"],
+        "session_lifetime": parsed_ints["storeplatform.session_lifetime"],
     }
     return result
 
