@@ -7,6 +7,7 @@
 Extra arguments after ``test`` go to pytest; after ``serve`` to pserve (e.g. http_port=8080).
 """
 import glob
+import hashlib
 import os
 import subprocess
 import sys
@@ -29,14 +30,34 @@ def install(test=False):
         venv.create(VENV, with_pip=True)
     python = os.path.join(BIN, "python")
     targets = ["-e", ".[test,production]" if test else ".[production]"]
-    for setup in sorted(glob.glob(os.path.join(ROOT, "plugins", "*", "setup.py"))):
+    setups = sorted(glob.glob(os.path.join(ROOT, "plugins", "*", "setup.py")))
+    for setup in setups:
         targets += ["-e", os.path.dirname(setup)]
     if test:
         targets += ["-e", os.path.join(ROOT, "tests", "testplugin")]
+        setups.append(os.path.join(ROOT, "tests", "testplugin", "setup.py"))
+    # The installs are editable: only what the packaging files say (dependencies, entry points)
+    # needs pip again; a second run with none of them changed starts at once.
+    stamp = os.path.join(VENV, f".installed-{'test' if test else 'serve'}")
+    fingerprint = _fingerprint([os.path.join(ROOT, "setup.py"), os.path.join(ROOT, "pyproject.toml"), *setups],
+                               targets)
+    if os.path.exists(stamp) and open(stamp).read() == fingerprint:
+        return python
     status = run(python, "-m", "pip", "install", "-q", "--disable-pip-version-check", *targets)
     if status:
         sys.exit(status)
+    with open(stamp, "w") as fh:
+        fh.write(fingerprint)
     return python
+
+
+def _fingerprint(paths, targets):
+    digest = hashlib.sha256(" ".join(targets).encode() + sys.version.encode())
+    for path in paths:
+        if os.path.exists(path):
+            with open(path, "rb") as fh:
+                digest.update(path.encode() + fh.read())
+    return digest.hexdigest()
 
 
 def serve(args):
