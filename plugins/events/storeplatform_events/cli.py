@@ -1,5 +1,6 @@
-"""``storeplatform -c INI events ...``: check tickets in and out at the door, and create event
-categories (the REST API has no route for them: the spec serves them read-only)."""
+"""``storeplatform -c INI events ...``: check tickets in and out at the door, create event
+categories (the REST API has no route for them: the spec serves them read-only), and read the
+webhooks and their delivery log (``webhooks/commands.py``)."""
 import re
 
 from storeplatform.api import CliError, Parser
@@ -8,7 +9,7 @@ _COLOR = re.compile(r"#[0-9A-Fa-f]{6}")
 
 
 def add_commands(subparsers):
-    events = subparsers.add_parser("events", help="event tickets: check in, check out")
+    events = subparsers.add_parser("events", help="event tickets: check in, check out; categories; webhooks")
     sub = events.add_subparsers(dest="events_command", metavar="ACTION", parser_class=Parser)
     sub.required = True
     checkin = sub.add_parser("checkin", help="check a ticket in")
@@ -27,6 +28,9 @@ def add_commands(subparsers):
     create.add_argument("--color", default="", help="#RRGGBB")
     create.add_argument("--description", default="")
     create.set_defaults(func=cmd_category_create)
+    from .webhooks.commands import add_commands as add_webhook_commands
+
+    add_webhook_commands(sub)
 
 
 def cmd_checkin(env, args):

@@ -3,6 +3,7 @@ Huey after commit; read by a worker and taken (pending -> sending) at the moment
 is about to be written; its outcome recorded (counters, log of 100); and the sweep, which
 re-queues lost hand-offs and closes the attempts of workers that died. Sending is
 ``delivery.DeliveryClient``; ``sender`` runs the steps in order."""
+import logging
 import uuid
 from collections import defaultdict, namedtuple
 from dataclasses import dataclass
@@ -27,6 +28,9 @@ from .payloads import envelope_body, local_timestamp, topic_data
 from .settings import FAILURE_LIMIT, LOG_SIZE
 from .statements import DriverStatement
 from .topics import FIRED_TOPICS
+
+# Failed deliveries (WARNING) and disabled webhooks (ERROR), once each, after they are recorded.
+log = logging.getLogger("storeplatform_events.webhooks")
 
 DELIVER_TASK = "events.deliver_webhook"
 _ACTIVE_CACHE = "evt_webhooks.active_by_topic"
@@ -119,26 +123,60 @@ _SKIP = DriverStatement(
 class Finished:
     """What a worker did with one delivery. ``taken``: the delivery was taken (it is ``sending``
     for this worker); otherwise the attempt failed before its request could be written (no
-    connection, refused address) and the row is still ``pending``."""
+    connection, refused address) and the row is still ``pending``. ``topic``: the delivery's,
+    for the log."""
 
     delivery_id: int
     attempt: Attempt
     outcome: Outcome
     taken: bool
     attempted_at: datetime
+    topic: str = ""
 
 
-def record(session, delivery_id, attempt, outcome):
-    """The test route's own row (written ``sending`` in this transaction): its outcome, counted."""
-    record_outcomes(session.connection(), [Finished(delivery_id, attempt, outcome, True, utcnow())])
+@dataclass(frozen=True)
+class Recorded:
+    """What ``record_outcomes`` wrote: the outcomes recorded (``kept``) and the webhooks their
+    failures disabled (``disabled``: rows of id, topic, url). ``log()`` once it is committed."""
+
+    kept: list
+    disabled: list
+
+    def log(self):
+        for f in self.kept:
+            if not f.outcome.success:
+                log_failed(f.attempt.webhook_id, f.topic, f.delivery_id, f.outcome.response_code,
+                           f.outcome.error, f.outcome.duration_ms)
+        for webhook_id, topic, url in self.disabled:
+            log.error("webhook %s disabled: %d consecutive failed deliveries (topic %s, url %s); "
+                      "PUT status active resumes it", webhook_id, FAILURE_LIMIT, topic, url,
+                      extra={"webhook_id": webhook_id, "topic": topic, "url": url})
+
+
+def log_failed(webhook_id, topic, delivery_id, response_code, error, duration_ms):
+    """One WARNING line per failed delivery: status code (0: no answer) or error, and duration."""
+    what = f"status {response_code}" if response_code else "no answer"
+    if error and error != f"HTTP {response_code}":  # "HTTP 500" says the status again
+        what += f", error: {' '.join(str(error).split())}"
+    duration = "-" if duration_ms is None else f"{duration_ms} ms"
+    log.warning("webhook %s delivery %s (topic %s) failed: %s, %s", webhook_id, delivery_id, topic, what, duration,
+                extra={"webhook_id": webhook_id, "delivery_id": delivery_id, "topic": topic,
+                       "response_code": response_code or 0, "error": error, "duration_ms": duration_ms})
+
+
+def record(session, delivery_id, attempt, outcome, topic):
+    """The test route's own row (written ``sending`` in this transaction): its outcome, counted
+    and logged."""
+    record_outcomes(session.connection(), [Finished(delivery_id, attempt, outcome, True, utcnow(), topic)]).log()
 
 
 def record_outcomes(connection, finished):
     """Outcomes, in the order they came, in the caller's transaction. A delivery is recorded only
     if it is still as its worker left it (the sweep may have closed it meanwhile, another worker
-    may have taken it), so each is recorded and counted once. Returns those recorded."""
+    may have taken it), so each is recorded and counted once. Returns a ``Recorded``, to be
+    logged once the transaction commits (a batch written again after an error logs once)."""
     if not finished:
-        return []
+        return Recorded([], [])
     now = utcnow()
     recorded = _RECORD.returned_each(connection, [
         {"delivery_id": f.delivery_id, "expected": SENDING if f.taken else PENDING,
@@ -146,13 +184,14 @@ def record_outcomes(connection, finished):
          "ms": f.outcome.duration_ms, "message": f.outcome.error, "attempted": f.attempted_at, "finished": now,
          "sent_to": f.attempt.url, "headers": f.attempt.headers} for f in finished])
     kept = [f for f, done in zip(finished, recorded) if done]
+    disabled = []
     if kept:
         by_webhook = defaultdict(list)
         for f in kept:
             by_webhook[f.attempt.webhook_id].append(f.outcome.success)
-        count_outcomes(connection, by_webhook)
+        disabled = count_outcomes(connection, by_webhook)
         prune_log(connection)
-    return kept
+    return Recorded(kept, disabled)
 
 
 _RECORD = DriverStatement(
@@ -166,7 +205,10 @@ _RECORD = DriverStatement(
 
 def count_outcomes(connection, successes_by_webhook):
     """Count each webhook's outcomes (``{webhook_id: [success, ...]}`` in the order they
-    happened) with one atomic UPDATE per webhook, sent together: no read-modify-write."""
+    happened) with one atomic UPDATE per webhook, sent together: no read-modify-write. Webhooks
+    with a failure among them are first disabled by an atomic UPDATE if the counter reaches
+    the limit (sent together too, only when there are failures: a batch of successes pays
+    nothing more). Returns the (id, topic, url) of the webhooks disabled now."""
     params = []
     for webhook_id in sorted(successes_by_webhook):  # a fixed order: no deadlock between two writers
         runs = [0]  # consecutive failures before the first success, then after each success
@@ -178,22 +220,32 @@ def count_outcomes(connection, successes_by_webhook):
         later = runs[1:]
         params.append({"webhook_id": webhook_id, "first": runs[0], "reset": 1 if later else 0,
                        "last": later[-1] if later else 0, "later_max": max(later, default=0)})
+    disabled = []
+    failing = [{"webhook_id": p["webhook_id"], "first": p["first"], "later_max": p["later_max"]}
+               for p in params if p["first"] or p["later_max"]]
+    if failing:
+        disabled = [tuple(row) for row in _DISABLE.returned_rows(connection, failing) if row is not None]
     if params:
         _COUNT.many(connection, params)
+    return disabled
 
 
 # failures: a success resets the counter (to the failures after the last success), failures
 # add to it; an active webhook is disabled when its counter reaches the limit at any point of
-# the sequence. Every SET expression reads the row as it was.
+# the sequence (the disable runs before the count, on the counter as it was; the row stays
+# locked by it until the count). Every SET expression reads the row as it was.
 _FIRST = bindparam("first", type_=Integer)
 _COUNT = DriverStatement(
     update(WEBHOOKS).where(WEBHOOKS.c.id == bindparam("webhook_id"))
     .values(failures=case((bindparam("reset", type_=Integer) == 1, bindparam("last", type_=Integer)),
-                          else_=WEBHOOKS.c.failures + _FIRST),
-            status=case((and_(WEBHOOKS.c.status == "active",
-                              or_(and_(_FIRST > 0, WEBHOOKS.c.failures + _FIRST >= FAILURE_LIMIT),
-                                  bindparam("later_max", type_=Integer) >= FAILURE_LIMIT)), "disabled"),
-                        else_=WEBHOOKS.c.status)))
+                          else_=WEBHOOKS.c.failures + _FIRST)))
+_DISABLE = DriverStatement(
+    update(WEBHOOKS)
+    .where(WEBHOOKS.c.id == bindparam("webhook_id"), WEBHOOKS.c.status == "active",
+           or_(and_(_FIRST > 0, WEBHOOKS.c.failures + _FIRST >= FAILURE_LIMIT),
+               bindparam("later_max", type_=Integer) >= FAILURE_LIMIT))
+    .values(status="disabled")
+    .returning(WEBHOOKS.c.id, WEBHOOKS.c.topic, WEBHOOKS.c.url))
 
 
 def prune_log(connection):
@@ -236,12 +288,15 @@ def abandon_stuck(session, older_than_seconds):
     must not disable healthy webhooks. Rows taken before attempts were recorded count from
     their claim."""
     cutoff = utcnow() - timedelta(seconds=older_than_seconds)
-    result = session.execute(
+    closed = session.execute(
         update(WebhookDelivery)
         .where(WebhookDelivery.status == SENDING,
                func.coalesce(WebhookDelivery.attempted_at, WebhookDelivery.claimed_at) <= cutoff)
         .values(status=FAILED, finished_at=utcnow(), error=ABANDONED)
-        .execution_options(synchronize_session=False))
-    if result.rowcount:
+        .returning(WebhookDelivery.id, WebhookDelivery.webhook_id, WebhookDelivery.topic)
+        .execution_options(synchronize_session=False)).all()
+    if closed:
         prune_log(session.connection())
-    return result.rowcount
+        for delivery_id, webhook_id, topic in closed:
+            log_failed(webhook_id, topic, delivery_id, None, ABANDONED, None)
+    return len(closed)

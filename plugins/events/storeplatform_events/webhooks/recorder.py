@@ -77,11 +77,15 @@ class OutcomeRecorder:
         while True:
             try:
                 with self.engine.begin() as transaction:
-                    record_outcomes(transaction, batch)
-                return
+                    recorded = record_outcomes(transaction, batch)
+                break
             except Exception:
                 log.exception("could not record %d webhook outcomes; trying again in %.2f s", len(batch), delay)
                 if self._closing:
                     return  # the process is ending: the sweep closes these deliveries
                 time.sleep(delay)
                 delay = min(delay * 2, MAX_RETRY_DELAY)
+        try:
+            recorded.log()  # once committed: a batch written again is logged once
+        except Exception:
+            log.exception("could not log %d webhook outcomes", len(batch))

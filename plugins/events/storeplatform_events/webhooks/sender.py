@@ -126,11 +126,13 @@ class DeliverySender:
         except AttemptRefused:
             return None
         # Not taken: the attempt failed before its request could be written (no connection).
-        return Finished(delivery_id, attempt, outcome, bool(taken_at), taken_at[0] if taken_at else utcnow())
+        return Finished(delivery_id, attempt, outcome, bool(taken_at), taken_at[0] if taken_at else utcnow(),
+                        row.topic)
 
     def _record(self, finished, inline):
         if inline:
             with self.engine.begin() as transaction:
-                record_outcomes(transaction, [finished])
+                recorded = record_outcomes(transaction, [finished])
+            recorded.log()
         else:
             self.recorder.add(finished)

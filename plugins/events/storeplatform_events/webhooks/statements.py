@@ -49,6 +49,11 @@ class DriverStatement:
     def returned_each(self, connection, rows):
         """Run once per dict of ``rows``; for each, whether it returned a row (a statement with
         RETURNING: whether it changed one). psycopg sends them all in one round trip."""
+        return [row is not None for row in self.returned_rows(connection, rows)]
+
+    def returned_rows(self, connection, rows):
+        """Run once per dict of ``rows``; for each, the row it returned (a tuple) or None.
+        psycopg sends them all in one round trip."""
         sql, names, defaults, converters = self._compile(connection.dialect)
         params = [self._params(names, defaults, converters, values) for values in rows]
         cursor = connection.connection.driver_connection.cursor()
@@ -57,13 +62,13 @@ class DriverStatement:
                 cursor.executemany(sql, params, returning=True)
                 returned = []
                 while True:
-                    returned.append(cursor.fetchone() is not None)
+                    returned.append(cursor.fetchone())
                     if not cursor.nextset():
                         return returned
             returned = []
             for one in params:
                 cursor.execute(sql, one)
-                returned.append(cursor.fetchone() is not None)
+                returned.append(cursor.fetchone())
             return returned
         finally:
             cursor.close()

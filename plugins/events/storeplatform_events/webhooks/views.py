@@ -144,7 +144,7 @@ def test_webhook(request):
                                body=body.decode("utf-8"), timestamp=timestamp, status=SENDING, claimed_at=utcnow())
     request.db.add(delivery)
     request.db.flush()
-    record(request.db, delivery.id, attempt, outcome)
+    record(request.db, delivery.id, attempt, outcome, TEST_TOPIC)
     return {"success": outcome.success, "response_code": outcome.response_code or 0}
 
 
