@@ -4,9 +4,10 @@ import os
 import sys
 
 from pyramid.config import Configurator
-from pyramid.tweens import EXCVIEW
+from pyramid.tweens import EXCVIEW, INGRESS
 
 from .client import client_address, request_is_https
+from .logs import install_record_factory
 from .plugins import make_plugin_manager
 from .queue import start_embedded_consumer
 from .rest import add_error_views
@@ -37,6 +38,9 @@ def make_config(global_config=None, *, plugins=(), environ=None, **settings):
     config.include(".health")
     _add_request_methods(config)
     config.add_tween("storeplatform.client.ingress_tween_factory", under=EXCVIEW)
+    # Outermost: the request id and the access record cover every answer, errors included.
+    config.add_tween("storeplatform.logs.request_log_tween_factory", under=INGRESS)
+    install_record_factory()
     add_error_views(config)
     config.commit()
     # Plugins configure on top of a committed host, as Kinto does.

@@ -1,0 +1,80 @@
+"""Logs: a request id for every request (``X-Request-ID`` from a trusted proxy, else a new one;
+returned in the response header and on every log record made while the request runs, as
+``%(request_id)s``), one access record per request on ``storeplatform.access``, and a JSON
+formatter (one object per line) for log collectors, named in config/production.ini."""
+import contextvars
+import datetime
+import logging
+import re
+import time
+import uuid
+
+from .client import is_trusted
+from .jsonutil import dumps
+
+access_log = logging.getLogger("storeplatform.access")
+request_id_var = contextvars.ContextVar("storeplatform_request_id", default=None)
+# Ids other systems send: letters, digits and a few separators, at most 128 characters.
+_VALID_ID = re.compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
+_ACCESS_FIELDS = ("method", "path", "status", "duration_ms", "bytes")
+_base_factory = logging.getLogRecordFactory()
+
+
+def _record_factory(*args, **kwargs):
+    record = _base_factory(*args, **kwargs)
+    record.request_id = request_id_var.get() or "-"
+    return record
+
+
+def install_record_factory():
+    """Every log record of the process carries ``request_id`` (``-`` outside a request)."""
+    if logging.getLogRecordFactory() is not _record_factory:
+        logging.setLogRecordFactory(_record_factory)
+
+
+def request_id_for(request):
+    offered = request.headers.get("X-Request-ID", "")
+    if offered and _VALID_ID.fullmatch(offered) and is_trusted(request, request.remote_addr):
+        return offered
+    return uuid.uuid4().hex
+
+
+def request_log_tween_factory(handler, registry):
+    def request_log_tween(request):
+        request_id = request_id_for(request)
+        token = request_id_var.set(request_id)
+        started = time.perf_counter()
+        try:
+            response = handler(request)
+            response.headers["X-Request-ID"] = request_id
+            if access_log.isEnabledFor(logging.INFO):
+                duration = round((time.perf_counter() - started) * 1000, 1)
+                path = request.path_info if len(request.path_info) <= 2000 else request.path_info[:2000] + "..."
+                access_log.info("%s %s %s %.1fms %s", request.method, path, response.status_code, duration,
+                                response.content_length if response.content_length is not None else "-",
+                                extra={"method": request.method, "path": path, "status": response.status_code,
+                                       "duration_ms": duration, "bytes": response.content_length})
+            return response
+        finally:
+            request_id_var.reset(token)
+
+    return request_log_tween
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time (UTC), level, logger, message, request_id when in a
+    request, the access fields on access records, the traceback as text when there is one."""
+
+    def format(self, record):
+        data = {"time": datetime.datetime.fromtimestamp(record.created, datetime.timezone.utc)
+                .isoformat(timespec="milliseconds"),
+                "level": record.levelname, "logger": record.name, "message": record.getMessage()}
+        request_id = getattr(record, "request_id", "-")
+        if request_id != "-":
+            data["request_id"] = request_id
+        for field in _ACCESS_FIELDS:
+            if hasattr(record, field):
+                data[field] = getattr(record, field)
+        if record.exc_info:
+            data["exception"] = self.formatException(record.exc_info)
+        return dumps(data)

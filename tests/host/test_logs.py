@@ -1,0 +1,93 @@
+"""Request ids and logs: an id on every request (a trusted proxy's, else a new one), in the
+response and on every record of the request; one access record per request; JSON lines."""
+import json
+import logging
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from storeplatform.logs import JsonFormatter
+from storeplatform.testing import cli_environ, free_port
+
+BIN = Path(sys.executable).parent
+
+
+def test_each_request_gets_an_id_and_one_access_record(site, caplog):
+    caplog.set_level(logging.INFO, logger="storeplatform.access")
+    first = site.app.get("/api/", status=200)
+    second = site.app.get("/api/store/v1/nothing", status=404)
+    ids = [first.headers["X-Request-ID"], second.headers["X-Request-ID"]]
+    assert all(re.fullmatch(r"[0-9a-f]{32}", i) for i in ids) and ids[0] != ids[1]
+    records = [r for r in caplog.records if r.name == "storeplatform.access"]
+    assert [(r.method, r.path, r.status, r.request_id) for r in records] == [
+        ("GET", "/api/", 200, ids[0]), ("GET", "/api/store/v1/nothing", 404, ids[1])]
+    assert records[0].bytes == len(first.body) and records[0].duration_ms >= 0
+
+
+def test_an_id_is_taken_only_from_a_trusted_proxy(make_site):
+    site = make_site(**{"storeplatform.trusted_proxies": "10.0.0.0/8"})
+    proxied = {"REMOTE_ADDR": "10.1.2.3"}
+    assert site.app.get("/api/", headers={"X-Request-ID": "lb-42"}, extra_environ=proxied
+                        ).headers["X-Request-ID"] == "lb-42"
+    direct = site.app.get("/api/", headers={"X-Request-ID": "lb-42"}, extra_environ={"REMOTE_ADDR": "192.0.2.7"})
+    assert direct.headers["X-Request-ID"] != "lb-42"
+    bad = site.app.get("/api/", headers={"X-Request-ID": "x" * 200}, extra_environ=proxied)
+    assert re.fullmatch(r"[0-9a-f]{32}", bad.headers["X-Request-ID"])
+
+
+def test_json_lines_of_a_production_style_server(tmp_path, database):
+    port = free_port()
+    ini = tmp_path / "site.ini"
+    production = (Path(__file__).resolve().parents[2] / "config" / "production.ini").read_text()
+    logging_part = production[production.index("[loggers]"):]
+    ini.write_text(f"""[app:main]
+use = egg:storeplatform
+sqlalchemy.url = sqlite:///{tmp_path}/db.sqlite
+huey.url = memory://
+storeplatform.secret = {"s" * 32}
+
+[server:main]
+use = egg:storeplatform#waitress
+host = 127.0.0.1
+port = {port}
+
+{logging_part}""")
+    env = cli_environ()
+    subprocess.run([BIN / "storeplatform", "-c", ini, "migrate"], check=True, env=env, capture_output=True,
+                   timeout=120)
+    server = subprocess.Popen([BIN / "pserve", ini], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as res:
+                    request_id = res.headers["X-Request-ID"]
+                break
+            except OSError:
+                assert time.monotonic() < deadline and server.poll() is None, "no answer"
+                time.sleep(0.2)
+    finally:
+        server.terminate()
+        _, stderr = server.communicate(timeout=30)
+    lines = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
+    access = [line for line in lines if line["logger"] == "storeplatform.access"]
+    assert access and access[-1]["request_id"] == request_id
+    assert {k: access[-1][k] for k in ("level", "method", "path", "status")} == {
+        "level": "INFO", "method": "GET", "path": "/healthz", "status": 200}
+    assert set(access[-1]) >= {"time", "message", "duration_ms", "bytes"}
+
+
+def test_the_json_formatter_writes_one_object_per_line_with_the_traceback():
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        record = logging.getLogger("x").makeRecord("x", logging.ERROR, __file__, 1, "failed %s", ("here",),
+                                                   sys.exc_info())
+    line = JsonFormatter().format(record)
+    assert "\n" not in line
+    data = json.loads(line)
+    assert data["message"] == "failed here" and data["level"] == "ERROR" and "ValueError: boom" in data["exception"]
