@@ -25,6 +25,9 @@ def storeplatform_site_options():
                    description=f"Off: every request under events/v1 answers 403 {API_DISABLED.code}."),
         OptionSpec("events.webhooks_enabled", "bool", True, "advanced", "Webhooks",
                    description="Stored only; webhook delivery does not depend on it."),
+        OptionSpec("events.permalink_base", "string", "", "general", "Event pages",
+                   description="URL where a headless front end shows events (the slug is appended); "
+                               "empty: the platform's own page /events/<slug>/."),
     ]
 
 
@@ -34,6 +37,9 @@ def storeplatform_includeme(config):
 
     views.includeme(config)
     webhooks.includeme(config)
+    from . import page
+
+    page.includeme(config)
 
 
 @hookimpl

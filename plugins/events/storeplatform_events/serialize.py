@@ -16,6 +16,13 @@ def plain_local(value, tz):
     return value.astimezone(tz).strftime(PLAIN) if value is not None else None
 
 
+def event_url(options, site, slug):
+    """Where an event is shown: ``events.permalink_base`` + slug (a headless site's front end), else
+    the platform's own public page ``{site}/events/<slug>/``."""
+    base = options["events.permalink_base"].strip()
+    return f"{base.rstrip('/')}/{slug}/" if base else f"{site}/events/{slug}/"
+
+
 def _links(request, collection, item_id):
     return {"self": [{"href": request.rest_url(NAMESPACE, f"/{collection}/{item_id}")}],
             "collection": [{"href": request.rest_url(NAMESPACE, f"/{collection}")}]}
@@ -32,7 +39,7 @@ def event_json(request, post, details, tz, embed=None):
         "status": post.status,
         "content": post.content,
         "excerpt": post.excerpt,
-        "permalink": f"{request.application_url}/events/{post.slug}/",
+        "permalink": event_url(request.site_options, request.application_url, post.slug),
         "date_created": local_datetime(post.created_at, tz),
         "date_modified": local_datetime(post.modified_at, tz),
         "featured_image": details.featured_image or None,
@@ -145,7 +152,7 @@ def attendee_summary(attendee, event_name):
     }
 
 
-def calendar_event_json(site_url, row, categories):
+def calendar_event_json(options, site_url, row, categories):
     """A calendar event from a row of plain columns and its categories (id, name, slug, color)."""
     image = row.featured_image or {}
     start_date, end_date = row.start_date.isoformat(), row.end_date.isoformat()
@@ -153,7 +160,7 @@ def calendar_event_json(site_url, row, categories):
         "id": row.id,
         "title": row.title,
         "slug": row.slug,
-        "url": f"{site_url}/events/{row.slug}/",
+        "url": event_url(options, site_url, row.slug),
         "start_date": start_date,
         "start_time": row.start_time,
         "end_date": end_date,

@@ -48,7 +48,8 @@ def calendar_events(request, *conditions, category=None, limit=None):
                 .order_by(Term.id)):
             categories.setdefault(post_id, []).append({"id": term_id, "name": name, "slug": slug, "color": color})
     site = request.application_url
-    return [calendar_event_json(site, row, categories.get(row.id, [])) for row in rows]
+    options = request.site_options
+    return [calendar_event_json(options, site, row, categories.get(row.id, [])) for row in rows]
 
 
 @month_route.get(query=schemas.MonthQuery())

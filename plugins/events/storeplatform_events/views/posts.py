@@ -105,7 +105,8 @@ def list_items(request, kind):
             # The same JSON for every anonymous caller until the content changes: kept per
             # process by content generation (the statement's key carries every filter).
             return paginate(request, stmt, generation="content", build=build,
-                            key=(v["_embed"], tz.key, request.application_url))
+                            key=(v["_embed"], tz.key, request.application_url,
+                                 request.site_options["events.permalink_base"]))
         return build(paginate(request, stmt, generation="content"))
     rows = paginate(request, queries.place_list_stmt(kind, v), generation="content")
     counts = queries.event_counts(request.db, COUNT_COLUMNS[kind], [post.id for post, _ in rows])

@@ -3,9 +3,10 @@ envelope's timestamp is kept beside the body (``WebhookDelivery.timestamp``) for
 import json
 from datetime import datetime
 
-from storeplatform.api import Post, site_timezone, site_url
+from storeplatform.api import Post, site_options, site_timezone, site_url
 
 from ..models import Attendee, EventDetails
+from ..serialize import event_url
 
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S"
 
@@ -33,7 +34,7 @@ def event_data(session, event_id):
         "organizer_id": str(details.organizer_id or 0),
         "capacity": str(details.capacity or 0),
         "event_status": details.event_status,
-        "url": f"{site_url(session)}/events/{post.slug}/",
+        "url": event_url(site_options(session), site_url(session), post.slug),
     }
 
 
