@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from huey import MemoryHuey, RedisHuey, SqliteHuey
 from huey.consumer import Consumer
 
+from .logs import request_id_var
+
 from .db.session import site_transaction
 
 log = logging.getLogger(__name__)
@@ -130,12 +132,17 @@ def run_start_tasks(registry):
 
 
 def _task_runner(registry, name, function):
-    def run(*args):
+    def run(*args, request_id=None):
+        # The id of the request that enqueued the task: its log records carry it too.
+        token = request_id_var.set(request_id) if request_id else None
         try:
             run_in_transaction(registry, function, *args)
         except Exception:
             log.exception("task %s%r failed", name, args)
             raise
+        finally:
+            if token is not None:
+                request_id_var.reset(token)
 
     run.__name__ = name.replace(".", "_")
     return run
@@ -147,11 +154,13 @@ def enqueue_after_commit(session, name, *args):
     registry = session.info["registry"]
     task = registry["queue.tasks"][name]  # KeyError early: an unknown task is a bug
     txn = session.info["tm"].get()
+    request_id = request_id_var.get()
+    kwargs = {"request_id": request_id} if request_id else {}
 
     def send(committed):
         if committed:
             try:
-                task(*args)
+                task(*args, **kwargs)
             except Exception:
                 log.exception("could not enqueue task %s%r after commit", name, args)
 

@@ -91,3 +91,11 @@ def test_the_json_formatter_writes_one_object_per_line_with_the_traceback():
     assert "\n" not in line
     data = json.loads(line)
     assert data["message"] == "failed here" and data["level"] == "ERROR" and "ValueError: boom" in data["exception"]
+
+
+def test_a_task_logs_with_the_id_of_the_request_that_enqueued_it(make_site, caplog):
+    caplog.set_level(logging.INFO)
+    site = make_site(**{"storeplatform.plugins": "thirdparty_tasks"})
+    res = site.app.post_json("/api/store/v1/thirdparty/jobs", {"value": "traced"}, status=202)
+    task_records = [r for r in caplog.records if r.name == "sp_thirdparty.tasks"]
+    assert [(r.getMessage(), r.request_id) for r in task_records] == [("recorded traced", res.headers["X-Request-ID"])]

@@ -1,4 +1,6 @@
 """A second third-party plugin: background tasks enqueued after commit, for the queue tests."""
+import logging
+
 import colander
 from sqlalchemy import select
 
@@ -39,6 +41,7 @@ def get_secret(request):
 def record(ctx, value):
     # Insert-only, so that tasks running at once in several workers cannot lose each other's work.
     ctx.session.add(Post(post_type="thirdparty_log", title=value, status="private"))
+    logging.getLogger("sp_thirdparty.tasks").info("recorded %s", value)
 
 
 def recorded(session):
