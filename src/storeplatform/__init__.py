@@ -8,10 +8,10 @@ from pyramid.tweens import EXCVIEW, INGRESS
 
 from .client import client_address, request_is_https
 from .logs import install_record_factory
-from .plugins import make_plugin_manager
+from .plugins import PluginError, make_plugin_manager
 from .queue import start_embedded_consumer
 from .rest import add_error_views
-from .settings import normalize
+from .settings import SettingsError, normalize
 from .store.options import collect_specs, site_options
 
 
@@ -75,9 +75,10 @@ def main(global_config=None, **settings):
     try:
         config = make_config(global_config, **settings)
         problem = startup_problem(config.registry)
+    except (SettingsError, PluginError) as exc:  # their message names the key or the plugin
+        problem = str(exc)
     except Exception as exc:  # one line, as the CLI does; nothing half-started is served
-        problem = str(exc) if exc.__class__.__name__ in ("SettingsError", "PluginError") else \
-            f"{exc.__class__.__name__}: {exc}"
+        problem = f"{exc.__class__.__name__}: {exc}"
     if problem:
         print(f"storeplatform: error: {problem.splitlines()[0]}", file=sys.stderr, flush=True)
         raise SystemExit(1)

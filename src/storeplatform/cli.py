@@ -14,8 +14,9 @@ from .auth.methods import new_app_password, new_consumer_key
 from .auth.passwords import hash_password
 from .db.session import site_transaction
 from .migrate import make_revision, upgrade
-from .plugins import call_action
+from .plugins import PluginError, call_action
 from .queue import run_start_tasks
+from .settings import SettingsError
 from .store.models import User
 from .store.options import OptionError, set_option, site_options
 
@@ -239,9 +240,11 @@ def main(argv=None):
         return 2 if usage else 1
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:  # one clear line: plugin errors, settings errors, database errors
-        named = exc.__class__.__name__ in ("SettingsError", "PluginError")  # their message names the key
-        print(f"storeplatform: error: {exc if named else f'{exc.__class__.__name__}: {exc}'}", file=sys.stderr)
+    except (SettingsError, PluginError) as exc:  # their message names the key or the plugin
+        print(f"storeplatform: error: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # one clear line: database errors and the like
+        print(f"storeplatform: error: {exc.__class__.__name__}: {exc}", file=sys.stderr)
         return 1
 
 

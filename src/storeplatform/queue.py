@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from huey import MemoryHuey, RedisHuey, SqliteHuey
 from huey.consumer import Consumer
 
-from .logs import request_id_var
-
 from .db.session import site_transaction
+from .logs import request_id_var
 
 log = logging.getLogger(__name__)
 
@@ -184,7 +183,8 @@ def start_embedded_consumer(registry):
     huey = registry["queue.huey"]
     if huey.immediate:
         return None
-    consumer = EmbeddedConsumer(huey, workers=int(registry.settings["huey.workers"]), worker_type="thread",
+    workers = registry.settings["storeplatform.parsed"]["huey_workers"]
+    consumer = EmbeddedConsumer(huey, workers=workers, worker_type="thread",
                                 periodic=True, check_worker_health=False)
     run_start_tasks(registry)
     consumer.start()

@@ -100,6 +100,7 @@ def normalize(settings, environ):
         "embedded_consumer": parsed_bools["huey.embedded_consumer"],
         "jwt_lifetime": parsed_ints["storeplatform.jwt_lifetime"],
         "session_lifetime": parsed_ints["storeplatform.session_lifetime"],
+        "huey_workers": parsed_ints["huey.workers"],
     }
     return result
 

@@ -71,11 +71,8 @@ def test_a_worker_that_dies_before_the_request_is_written_leaves_the_delivery_pe
     assert site.webhook_row(hook["id"]) == {"status": "active", "failures": 0}
 
 
-def test_a_worker_that_dies_after_taking_a_delivery_has_attempted_it(make_site, tmp_path, receiver, monkeypatch):
-    site = queued_site(make_site, tmp_path)
-    hook = site.webhook("event.created", receiver.url())
-    site.event("Taken")
-    [row] = site.deliveries()
+def die_after_taking(site, row, monkeypatch):
+    """The worker takes the delivery (pending -> sending, attempted_at), then dies before it sends."""
     take = sender.take
 
     def takes_then_dies(*args):
@@ -86,6 +83,14 @@ def test_a_worker_that_dies_after_taking_a_delivery_has_attempted_it(make_site, 
         patch.setattr(sender, "take", takes_then_dies)
         with pytest.raises(WorkerDied):
             sender.delivery_sender(site.site.registry).deliver(row["id"], inline=True)
+
+
+def test_a_worker_that_dies_after_taking_a_delivery_has_attempted_it(make_site, tmp_path, receiver, monkeypatch):
+    site = queued_site(make_site, tmp_path)
+    hook = site.webhook("event.created", receiver.url())
+    site.event("Taken")
+    [row] = site.deliveries()
+    die_after_taking(site, row, monkeypatch)
     [row] = site.deliveries()
     assert row["status"] == "sending" and row["attempted_at"] is not None and receiver.posts() == []
     with site.site.worker(workers=2):
@@ -109,16 +114,7 @@ def test_a_recent_attempt_is_left_to_its_worker(make_site, tmp_path, receiver, m
     site.webhook("event.created", receiver.url())
     site.event("Busy")
     [row] = site.deliveries()
-    take = sender.take
-
-    def takes_then_dies(*args):
-        take(*args)
-        raise WorkerDied()
-
-    with monkeypatch.context() as patch:
-        patch.setattr(sender, "take", takes_then_dies)
-        with pytest.raises(WorkerDied):
-            sender.delivery_sender(site.site.registry).deliver(row["id"], inline=True)
+    die_after_taking(site, row, monkeypatch)
     site.site.run_task(REQUEUE_TASK)
     assert [d["status"] for d in site.deliveries()] == ["sending"]
 

@@ -10,7 +10,8 @@ from sqlalchemy import create_engine, text
 def pg_site(make_site, database):
     site = make_site(**{"sqlalchemy.ping_after_idle": "0.3"})
     if site.engine.dialect.name != "postgresql":
-        pytest.skip("a server to lose connections to: PostgreSQL runs in .ci/run's second pass")
+        pytest.skip("SQLite is a file with no server connection to lose or ping; "
+                    "this runs in .ci/run's PostgreSQL pass")
     return site
 
 
