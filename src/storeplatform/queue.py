@@ -7,6 +7,8 @@ and return nothing.
 import atexit
 import contextlib
 import logging
+import os
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -72,7 +74,18 @@ class _NeverRevoked:
 
 
 class PlatformSqliteHuey(_NeverRevoked, SqliteHuey):
-    pass
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # The storage keeps one SQLite connection, opened by start-up's readiness check in the
+        # process gunicorn forks its workers from; a child opens its own (SQLite connections must
+        # not cross a fork). Redis connections check the process id themselves.
+        ref = weakref.ref(self.storage)
+
+        def in_child():
+            storage = ref()
+            if storage is not None:
+                storage._conn = None
+        os.register_at_fork(after_in_child=in_child)
 
 
 class PlatformRedisHuey(_NeverRevoked, RedisHuey):

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from storeplatform.testing import cli_environ, free_port, queue_url, wait_for
@@ -48,9 +49,12 @@ def test_gunicorn_web_processes_and_worker_processes(make_site, database, tmp_pa
                 return False
 
         wait_for(up, timeout=60, interval=0.2)
-        values = [f"v{i}" for i in range(12)]
-        for value in values:
-            assert post(port, "/api/store/v1/thirdparty/jobs", {"value": value}) == (202, {"queued": value})
+        values = [f"v{i}" for i in range(48)]
+        # Concurrently, so that both web processes use the database at once: each must have
+        # connections of its own, none inherited from the process they were forked from.
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(lambda v: post(port, "/api/store/v1/thirdparty/jobs", {"value": v}), values))
+        assert answers == [(202, {"queued": value}) for value in values]
 
         def recorded():
             from sp_thirdparty.tasks import recorded as recorded_values
@@ -67,6 +71,8 @@ def test_gunicorn_web_processes_and_worker_processes(make_site, database, tmp_pa
             proc.send_signal(signal.SIGTERM)
         for proc in procs:
             proc.wait(timeout=30)
+    log = procs[0].stderr.read()
+    assert "SIGSEGV" not in log and "Traceback" not in log and '"level": "ERROR"' not in log, log
 
 
 def test_the_run_uses_the_servers_the_environment_names(database):

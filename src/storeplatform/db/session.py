@@ -1,6 +1,8 @@
 """Engines and sessions: one transaction per request or task, joined to a zope transaction."""
 import contextlib
+import os
 import time
+import weakref
 
 import transaction
 import zope.sqlalchemy
@@ -29,12 +31,28 @@ def make_engine(settings):
         # Let SQLAlchemy emit BEGIN so that a write transaction takes its lock up front
         # (BEGIN IMMEDIATE) instead of failing to upgrade a read lock under concurrency.
         event.listen(engine, "begin", _sqlite_begin)
-        return engine
-    engine = create_engine(url, pool_size=10, max_overflow=20)
-    ping_after = float(settings.get("sqlalchemy.ping_after_idle", PING_AFTER_IDLE))
-    event.listen(engine, "checkout", _pinger(engine.dialect, ping_after))
-    event.listen(engine, "checkin", _rested_since)
+    else:
+        engine = create_engine(url, pool_size=10, max_overflow=20)
+        ping_after = float(settings.get("sqlalchemy.ping_after_idle", PING_AFTER_IDLE))
+        event.listen(engine, "checkout", _pinger(engine.dialect, ping_after))
+        event.listen(engine, "checkin", _rested_since)
+    _forget_pool_in_forked_children(engine)
     return engine
+
+
+def _forget_pool_in_forked_children(engine):
+    """gunicorn forks its workers after the app is made, and start-up has used the pool (the
+    readiness check). A child must never use a connection of its parent's: two processes on one
+    socket interleave their statements (seen: foreign-key errors, closed results, SIGSEGV). The
+    child drops the inherited pool without closing it (closing would end the parent's session)."""
+    ref = weakref.ref(engine)
+
+    def in_child():
+        engine = ref()
+        if engine is not None:
+            engine.dispose(close=False)
+
+    os.register_at_fork(after_in_child=in_child)
 
 
 def _pinger(dialect, ping_after):
