@@ -392,6 +392,28 @@ def measure(route, ours, bare, args, work):
     return out
 
 
+def profile(route, base, pid, args, work):
+    """One more load of ours with py-spy sampling every worker of the gunicorn master ``pid``."""
+    from stacks import summarize
+
+    args.profile.mkdir(parents=True, exist_ok=True)
+    raw = args.profile / f"{route.name}.raw"
+    if route.template:
+        shutil.copy(STATE / "codes.txt", work / "codes.txt")
+    script = wrk_script(route, work / "codes.txt", args.threads, work / f"{route.name}.lua")
+    py_spy = shutil.which("py-spy", path=f"{BIN}:{os.environ.get('PATH', '')}") or "py-spy"
+    spy = subprocess.Popen([py_spy, "record", "--subprocesses", "--idle", "-r", "200", "-f", "raw", "-o", str(raw),
+                            "-d", str(args.duration + 2), "--pid", str(pid)], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    time.sleep(1)
+    result = wrk(base, script, args.duration, args.threads, args.connections)
+    if route.template:
+        use_tickets(result["used"] * args.threads)
+    spy.wait(timeout=120)
+    (args.profile / f"{route.name}.txt").write_text(summarize(raw, 40) + "\n")
+    log(f"  profile: {args.profile / route.name}.txt ({result['requests'] / result['seconds']:.0f} req/s under py-spy)")
+
+
 def ratio_of(name, ours, bare):
     goal, kind = GOALS[name]
     if kind == "time":
@@ -411,6 +433,9 @@ def main():
     parser.add_argument("--only", nargs="+", choices=list(GOALS), help="measure only these rows")
     parser.add_argument("--reseed", action="store_true", help="drop the bench database and seed it anew")
     parser.add_argument("--deliveries", type=int, default=2000, help="queued deliveries of the webhook row")
+    parser.add_argument("--profile", type=Path, metavar="DIR",
+                        help="after measuring each route, load ours once more under py-spy (--idle: waits on the "
+                             "database count) and write DIR/<route>.raw and its summary DIR/<route>.txt")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         log("installing wrk (Debian package)")
@@ -438,7 +463,7 @@ def main():
             state = {"secret": secret, **seed_cli(ours_ini)}
         else:
             cli(ours_ini, "migrate")
-        with served(ours_ini, free_port()) as (ours, _):
+        with served(ours_ini, free_port()) as (ours, ours_proc):
             if "seed_version" not in state:
                 seed_rest(ours, state)
                 state_file.write_text(json.dumps(state))
@@ -465,6 +490,8 @@ def main():
                     result = measure(route, ours, bare, args, work)
                     rows.append((route.name, route.label, result))
                     log(f"  {route.label}: ours {result['ours']['rps']:.0f}/s, bare {result['bare']['rps']:.0f}/s")
+                    if args.profile:
+                        profile(route, ours, ours_proc.pid, args, work)
     if "webhooks" in wanted:
         sys.path.insert(0, str(HERE))
         import webhooks

@@ -21,12 +21,14 @@ from huey import crontab
 
 from .auth import Identity, require, user_can
 from .cli import CliError, Parser
-from .db.generations import cached_by_generation, generation, statement_key
+from .db.generations import (add_generation_triggers, cached_by_generation, drop_generation_triggers,
+                             generation, statement_key)
 from .db import Base, get_by_id, get_or_404, hooks_of, never_reuse_ids, registry_of, request_of, site_transaction
 from .db.types import Money, UTCDateTime, utcnow
 from .errors import (BAD_REQUEST, FORBIDDEN, INTERNAL_ERROR, INVALID_JSON, INVALID_PARAM, NO_ROUTE, NOT_LOGGED_IN,
                      ErrorCode, InvalidParams, RestError)
 from .hookspecs import hookimpl, hookspec
+from .jsonutil import rendered_json
 from .plugins import apply_filters, call_action, plugin_enabled
 from .queue import Periodic, TaskContext, enqueue_after_commit, enqueue_now
 from .rest import PaginationSchema, Service, deserialize, json_body, make_partial, paginate
@@ -49,7 +51,8 @@ __all__ = [
     "RestError", "ErrorCode", "InvalidParams", "BAD_REQUEST", "INVALID_PARAM", "INVALID_JSON", "NOT_LOGGED_IN",
     "FORBIDDEN", "NO_ROUTE", "INTERNAL_ERROR",
     # REST
-    "cached_by_generation", "generation", "statement_key",
+    "cached_by_generation", "generation", "statement_key", "add_generation_triggers", "drop_generation_triggers",
+    "rendered_json",
     "Service", "site_url", "site_rest_url", "PaginationSchema", "paginate", "deserialize", "json_body", "make_partial",
     # schema types and validators
     "StrictBoolean", "StrictInt", "StrictString", "DecimalText", "DateText", "TimeText", "OptionalId", "IdList",

@@ -5,6 +5,8 @@ the task queue answers; 503 naming the failing part otherwise)."""
 import logging
 
 from alembic.script import ScriptDirectory
+from alembic.script.revision import RevisionError
+from alembic.util import CommandError
 from pyramid.response import Response
 from sqlalchemy import text
 
@@ -47,7 +49,7 @@ def readiness(registry, errors=None):
                 applied = set(connection.execute(text("SELECT version_num FROM alembic_version")).scalars())
             except Exception:  # no version table: never migrated
                 applied = set()
-        missing = sorted(heads(registry) - applied)
+        missing = sorted(heads(registry) - applied_with_ancestors(registry, applied))
         if missing:
             checks["migrations"] = f"not at head (missing {', '.join(missing)}): run storeplatform -c INI migrate"
     try:
@@ -90,6 +92,28 @@ def heads(registry):
     if found is None:
         found = registry["health.heads"] = set(ScriptDirectory.from_config(alembic_config(registry)).get_heads())
     return found
+
+
+def applied_with_ancestors(registry, applied):
+    """The revisions ``applied`` (alembic_version's rows) stand for: themselves and everything
+    below them, dependencies included (a head that another branch's revision depends on is not
+    kept in alembic_version)."""
+    script = registry.get("health.script")
+    if script is None:
+        script = registry["health.script"] = ScriptDirectory.from_config(alembic_config(registry))
+    seen, todo = set(), list(applied)
+    while todo:
+        try:
+            found = script.get_revisions(todo.pop())
+        except (RevisionError, CommandError):  # a plugin not enabled here, or a newer release's
+            continue
+        for revision in found:
+            if revision is None or revision.revision in seen:
+                continue
+            seen.add(revision.revision)
+            for below in (revision.down_revision, revision.dependencies):
+                todo.extend([below] if isinstance(below, str) else below or ())
+    return seen
 
 
 def includeme(config):

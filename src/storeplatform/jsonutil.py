@@ -39,3 +39,9 @@ def dumpb(value):
 def dumps(value):
     """``value`` as compact JSON text."""
     return dumpb(value).decode("utf-8")
+
+
+def rendered_json(value):
+    """``value`` encoded once: what a view returns (or puts inside what it returns) to have those
+    bytes written as they are, e.g. a page kept per process by generation."""
+    return orjson.Fragment(dumpb(value))

@@ -261,3 +261,23 @@ def test_deleting_an_order_deletes_its_documents(shop):
     shop.app.delete(f"/api/store/v1/orders/{order['id']}", headers=shop.headers_for("administrator"))
     assert shop.documents() == []
     assert_error(shop.meta(order["id"], status=404), 404, "invoicing_order_not_found")
+
+
+def test_metadata_kept_per_process_follows_changes_made_elsewhere(make_shop):
+    """Two sites on one database stand for two processes: what one commits, the other's next
+    metadata answer shows; while nothing changes, the answer reads no document row."""
+    one, other = make_shop(), make_shop()
+    other.site.create_user("other_manager", "shop_manager")
+    order = one.order("completed")
+    first = one.meta(order["id"]).json
+    with count_queries(one.engine) as n:
+        assert one.meta(order["id"]).json == first
+    assert n() == 1  # the generations with the options; identity and document kept
+    other.app.post_json(f"{API}/documents/{order['id']}/regenerate", {"force_type": "packing-slip"},
+                        headers=other.site.headers_for("other_manager"))
+    assert one.meta(order["id"]).json["document_type"] == "packing-slip"
+    with other.site.session() as s:
+        from storeplatform.api import Order
+
+        s.delete(s.get(Order, order["id"]))
+    assert_error(one.meta(order["id"], status=404), 404, "invoicing_order_not_found")

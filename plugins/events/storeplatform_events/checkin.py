@@ -5,7 +5,13 @@ from sqlalchemy import select, update
 from storeplatform.api import Post, utcnow
 
 from . import actions
-from .errors import CANCELLED_TICKET, CHECKIN_FAILED, INVALID_TICKET, NOT_CHECKED_IN, WRONG_EVENT
+from .errors import (
+    CANCELLED_TICKET,
+    CHECKIN_FAILED,
+    INVALID_TICKET,
+    NOT_CHECKED_IN,
+    WRONG_EVENT,
+)
 from .models import Attendee
 
 # A checked-out ticket may come back in (a pass-out), as the scanner at the door expects.
@@ -53,26 +59,35 @@ def _move(session, conditional_update, attendee):
 
 
 def check_in(session, ticket_code, event_id=None):
-    """Returns (attendee, event_name, already_in); raises TicketError."""
-    attendee, event_name = find_ticket(session, ticket_code)
+    """Returns (attendee, event_name, already_in); raises TicketError.
+
+    The ticket is moved first, by its code, in one round trip that brings back the row and its
+    event's name: at the door nearly every scan is a ticket that can come in. Only when nothing
+    moved is the ticket read to say why (unknown, another event, cancelled, already in)."""
+    now = utcnow()
+    conditions = [Attendee.ticket_code == ticket_code, Attendee.status.in_(CHECK_IN_FROM)]
+    if event_id is not None:
+        conditions.append(Attendee.event_id == event_id)
+    event_name = select(Post.title).where(Post.id == Attendee.event_id).scalar_subquery()
+    moved = session.execute(
+        update(Attendee).where(*conditions)
+        .values(status="checked_in", checked_in_at=now, checked_out_at=None, modified_at=now)
+        .returning(Attendee, event_name),
+        execution_options={"synchronize_session": False, "populate_existing": True}).first()
+    if moved is not None:
+        attendee, name = moved
+        actions.attendee_checked_in(session, attendee)
+        return attendee, name, False
+    attendee, name = find_ticket(session, ticket_code)
     if attendee is None:
         raise TicketError(INVALID_TICKET)
     error = refusal(attendee, event_id)
     if error:
         raise error
     if attendee.status == "checked_in":
-        return attendee, event_name, True
-    now = utcnow()
-    moved = _move(session, update(Attendee).where(Attendee.id == attendee.id, Attendee.status.in_(CHECK_IN_FROM))
-                  .values(status="checked_in", checked_in_at=now, checked_out_at=None, modified_at=now), attendee)
-    if not moved:
-        # Another scan changed the ticket between our read and our update.
-        if attendee.status == "checked_in":
-            return attendee, event_name, True
-        error = refusal(attendee, event_id)
-        raise error or TicketError(CHECKIN_FAILED, "The check-in failed; try again.")
-    actions.attendee_checked_in(session, attendee)
-    return attendee, event_name, False
+        return attendee, name, True
+    # It could come in but did not move: another scan changed it between the two statements.
+    raise TicketError(CHECKIN_FAILED, "The check-in failed; try again.")
 
 
 def check_out(session, ticket_code):

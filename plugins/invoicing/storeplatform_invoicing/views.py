@@ -1,5 +1,15 @@
 """REST routes: {rest_root}/invoicing/v1 (the namespace is set up in plugin.py)."""
-from storeplatform.api import NO_ROUTE, Order, Service, get_or_404, site_timezone
+from collections import namedtuple
+
+from storeplatform.api import (
+    NO_ROUTE,
+    Order,
+    Service,
+    cached_by_generation,
+    generation,
+    get_or_404,
+    site_timezone,
+)
 
 from .documents import current_document, regenerate
 from .errors import DOCUMENT_NOT_FOUND, ORDER_NOT_FOUND
@@ -31,13 +41,33 @@ def metadata(request, order, document):
     }
 
 
-def _load(request, with_pdf=False):
-    order, document = current_document(request.db, request.validated["order_id"], with_pdf)
+# What the metadata answer reads of an order and its document, as values that a process can
+# keep between requests (metadata() reads the same attributes of the ORM objects).
+OrderRef = namedtuple("OrderRef", "id order_key")
+DocumentRef = namedtuple("DocumentRef", "document_type invoice_number display_number generated_at file_size")
+
+
+def _found(order, document):
     if order is None:
         raise ORDER_NOT_FOUND()
     if document is None:
         raise DOCUMENT_NOT_FOUND()
     return order, document
+
+
+def _load_refs(request):
+    """(order, document) as values, kept per process until a document or an order changes."""
+    order_id = request.validated["order_id"]
+
+    def load():
+        order, document = current_document(request.db, order_id)
+        return (None if order is None else OrderRef(order.id, order.order_key),
+                None if document is None else DocumentRef(document.document_type, document.invoice_number,
+                                                          document.display_number, document.generated_at,
+                                                          document.file_size))
+
+    key = ("document", order_id, generation(request.db, "store"))
+    return _found(*cached_by_generation(request.db, "invoicing", key, load))
 
 
 document = Service(NAMESPACE, r"/documents/{order_id:\d+}", name="invoicing-document",
@@ -49,12 +79,12 @@ regen = Service(NAMESPACE, r"/documents/{order_id:\d+}/regenerate", name="invoic
 
 @document.get(permission="manage_shop", response=METADATA_RESPONSE)
 def get_metadata(request):
-    return metadata(request, *_load(request))
+    return metadata(request, *_load_refs(request))
 
 
 @pdf.get(permission="manage_shop", response=PDF_RESPONSE)
 def get_pdf(request):
-    order, doc = _load(request, with_pdf=True)
+    order, doc = _found(*current_document(request.db, request.validated["order_id"], with_pdf=True))
     return pdf_response(doc)
 
 

@@ -23,7 +23,7 @@ pricing_table = Service(NAMESPACE, r"/products/{id:\d+}/pricing-table", name="pr
 units = Service(NAMESPACE, "/units", name="units", description="Measurement units by type.")
 
 
-@calculation.post(body=CALCULATE_BODY, body_reader=read_calculate_body, response=RESULT_DOC)
+@calculation.post(body=CALCULATE_BODY, body_reader=read_calculate_body, response=RESULT_DOC, read_only=True)
 def post_calculate(request):
     v = request.validated
     product_id, variation_id = v["product_id"], v.get("variation_id")

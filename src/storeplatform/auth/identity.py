@@ -8,3 +8,19 @@ class Identity:
     method: str
     # For consumer keys: "read", "write" or "read_write"; None for the other methods.
     key_permissions: str | None = None
+
+
+@dataclass(frozen=True)
+class UserRecord:
+    """The columns of a user that requests read (``identity.user`` of the host's methods): a
+    value, so that it can be kept per process between requests (by the ``auth`` generation)
+    without ever being attached to a session."""
+    id: int
+    login: str
+    email: str
+    display_name: str
+    role: str
+
+    @classmethod
+    def of(cls, user):
+        return cls(user.id, user.login, user.email, user.display_name, user.role)

@@ -11,12 +11,13 @@ import jwt
 from sqlalchemy import select
 
 from ..client import request_is_https
+from ..db.generations import cached_by_generation
 from ..db.types import utcnow
 from ..hookspecs import hookimpl
 from ..errors import (AUTHENTICATION_FAILED, CONSUMER_KEY_HTTPS_REQUIRED, CONSUMER_KEY_PERMISSIONS,
                       COOKIE_INVALID_NONCE, JWT_INVALID)
 from ..store.models import AppPassword, AuthSession, ConsumerKey, User
-from .identity import Identity
+from .identity import Identity, UserRecord
 from .tokens import constant_time_equal, keyed_hash, random_token
 
 SESSION_COOKIE = "storeplatform_session"
@@ -73,16 +74,26 @@ def new_app_password(session, secret, user, name):
     return " ".join(password[i:i + 4] for i in range(0, 24, 4))
 
 
+def _kept(request, key, load):
+    """``load()`` (a value made of the rows behind a credential), kept per process until users,
+    passwords, keys or sessions change (the ``auth`` generation)."""
+    return cached_by_generation(request.db, "auth", key, load)
+
+
 def app_password_identity(request, login, password):
     password = "".join(password.split())  # spaces are ignored, as displayed in groups
     if len(password) != 24 or not password.isalnum():
         raise _failed()
-    row = request.db.execute(
-        select(AppPassword).where(AppPassword.token_hash == hash_app_password(_secret(request), password))
-    ).scalar_one_or_none()
-    if row is None or not constant_time_equal(row.user.login, login):
+    token_hash = hash_app_password(_secret(request), password)
+
+    def load():
+        row = request.db.execute(select(AppPassword).where(AppPassword.token_hash == token_hash)).scalar_one_or_none()
+        return None if row is None else UserRecord.of(row.user)
+
+    user = _kept(request, ("app_password", token_hash), load)
+    if user is None or not constant_time_equal(user.login, login):
         raise _failed()
-    return Identity(row.user, "app_password")
+    return Identity(user, "app_password")
 
 
 # --- consumer keys -----------------------------------------------------------------------
@@ -155,10 +166,17 @@ def cookie_identity(request):
     nonce = request.headers.get("X-Nonce")
     if nonce is None:
         return None  # a cookie alone proves nothing: it could be a cross-site request
-    row = session_for_cookie(request)
-    if row is None or not nonce_is_valid(request, request.cookies[SESSION_COOKIE], nonce):
+    token = request.cookies.get(SESSION_COOKIE, "")
+    token_hash = keyed_hash(_secret(request), token, "session")
+
+    def load():
+        row = request.db.execute(select(AuthSession).where(AuthSession.token_hash == token_hash)).scalar_one_or_none()
+        return None if row is None else (UserRecord.of(row.user), row.expires_at)
+
+    found = _kept(request, ("cookie", token_hash), load) if token else None
+    if found is None or found[1] <= utcnow() or not nonce_is_valid(request, token, nonce):
         raise COOKIE_INVALID_NONCE()
-    return Identity(row.user, "cookie")
+    return Identity(found[0], "cookie")
 
 
 # --- JWT ---------------------------------------------------------------------------------
@@ -181,7 +199,12 @@ def jwt_identity(request, token):
         user_id = int(claims["sub"])
     except (jwt.PyJWTError, ValueError):
         raise JWT_INVALID()
-    user = request.db.get(User, user_id)
+
+    def load():
+        user = request.db.get(User, user_id)
+        return None if user is None else UserRecord.of(user)
+
+    user = _kept(request, ("user", user_id), load)
     if user is None:
         raise JWT_INVALID()
     return Identity(user, "jwt")

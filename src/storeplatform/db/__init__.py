@@ -2,7 +2,16 @@
 from ..values import id_in_range
 from .ids import never_reuse_ids  # also: tables of the shared metadata never reuse ids
 from .meta import Base, metadata
-from .session import get_tm_session, make_engine, make_read_session_factory, make_session_factory, site_transaction
+from .session import (
+    get_tm_session,
+    make_engine,
+    make_read_session_factory,
+    make_session_factory,
+    site_transaction,
+)
+
+# (method, route name) of the REST views declared ``read_only`` (storeplatform.rest.service).
+READ_ONLY_VIEWS = "db.read_only_views"
 
 
 def includeme(config):
@@ -17,13 +26,17 @@ def includeme(config):
     config.registry["db.engine"] = engine
     config.registry["db.session_factory"] = session_factory
 
-    # GET and HEAD read (HTTP's safe methods): on a database server they run without a
-    # transaction, each statement on its own, which spares the BEGIN and ROLLBACK round trips.
+    # GET and HEAD read (HTTP's safe methods), and so do the views declared ``read_only``: on a
+    # database server they run without a transaction, each statement on its own, which spares
+    # the BEGIN and ROLLBACK round trips.
     read_factory = make_read_session_factory(engine)
+    read_only_views = config.registry.setdefault(READ_ONLY_VIEWS, set())
 
     def db(request):
-        factory = read_factory if request.method in ("GET", "HEAD") else session_factory
-        return get_tm_session(factory, request.tm, request.registry, request)
+        route = request.matched_route
+        read = request.method in ("GET", "HEAD") or (
+            route is not None and (request.method, route.name) in read_only_views)
+        return get_tm_session(read_factory if read else session_factory, request.tm, request.registry, request)
 
     config.add_request_method(db, "db", reify=True)
 

@@ -6,6 +6,7 @@ never older than the generation it is filed under, and a committed write moves t
 on for every process at once. A transaction that has written anything computes afresh: it must
 see its own writes, which no generation counts before commit.
 """
+import json
 import threading
 
 from sqlalchemy import BigInteger, Column, String, Table, event, select
@@ -21,13 +22,61 @@ _INFO_KEY = "generations"
 _WRITTEN = "generations.written"
 
 
+# The generations and the stored site options travel together: nearly every request needs both
+# (a namespace's switch is an option), and one round trip is the cost that counts.
+# Option values are JSON, read as text on both databases and decoded here.
+_READ_STATE = {"postgresql": "SELECT name, value, NULL FROM generations UNION ALL SELECT key, NULL, value::text FROM options",
+               "sqlite": "SELECT name, value, NULL FROM generations UNION ALL SELECT key, NULL, value FROM options"}
+
+
 def generation(session, name):
     """The committed generation of ``name`` as this transaction sees it; every generation is read
-    with one query, once per transaction."""
-    seen = session.info.get(_INFO_KEY)
-    if seen is None:
-        seen = session.info[_INFO_KEY] = dict(session.execute(select(generations.c.name, generations.c.value)).all())
-    return seen.get(name, 0)
+    with one query, once per transaction (with the stored options: ``stored_options``)."""
+    return _site_state(session)[0].get(name, 0)
+
+
+def stored_options(session):
+    """{key: value} of the options table: read with the generations, or afresh by a transaction
+    that has written (it must see its own writes)."""
+    if session.info.get(_WRITTEN):
+        table = metadata.tables["options"]
+        return dict(session.execute(select(table.c.key, table.c.value)).all())
+    return _site_state(session)[1]
+
+
+def _site_state(session):
+    state = session.info.get(_INFO_KEY)
+    if state is None:
+        state = session.info[_INFO_KEY] = _read_state(session)
+    return state
+
+
+def _read_state(session):
+    """(generations, stored options), on the driver's cursor: the statement runs first in nearly
+    every request, and through the ORM it costs four times the round trip itself. Listeners of
+    the engine's ``before_cursor_execute`` (query counters) still see it."""
+    connection = session.connection()
+    dialect = connection.dialect.name
+    statement = _READ_STATE[dialect]
+    cursor = connection.connection.dbapi_connection.cursor()
+    try:
+        if connection.dispatch.before_cursor_execute:
+            connection.dispatch.before_cursor_execute(connection, cursor, statement, (), None, False)
+        if dialect == "postgresql":
+            cursor.execute(statement, prepare=True)
+        else:
+            cursor.execute(statement)
+        rows = cursor.fetchall()
+    finally:
+        cursor.close()
+    generations_seen, options = {}, {}
+    for name, value, option in rows:
+        if value is not None:
+            generations_seen[name] = value
+        else:
+            # SQLite's numeric affinity gives a stored JSON number back as a number.
+            options[name] = json.loads(option) if isinstance(option, str) else option
+    return generations_seen, options
 
 
 def track_writes(session_factory):
@@ -86,3 +135,35 @@ def cached_by_generation(session, name, key, compute):
     if cache is None:
         cache = registry.setdefault("db.generation_cache", GenerationCache())
     return cache.get_or_compute(session, name, key, compute)
+
+
+# --- the triggers that bump them (for migrations) ---------------------------------------------
+
+_PG_FUNCTION = "sp_bump_generation"  # created by sp0004: bumps TG_ARGV[0] once per transaction
+
+
+def add_generation_triggers(op, name, tables):
+    """In a migration: every committed change of ``tables`` moves generation ``name`` on. On
+    PostgreSQL at commit (a deferred constraint trigger, once per transaction); on SQLite, whose
+    writers are serialized anyway, a row trigger per statement kind."""
+    postgresql = op.get_bind().dialect.name == "postgresql"
+    for table in tables:
+        if postgresql:
+            op.execute(f"CREATE CONSTRAINT TRIGGER sp_generation_{table} AFTER INSERT OR UPDATE OR DELETE ON "
+                       f"{table} DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
+                       f"EXECUTE FUNCTION {_PG_FUNCTION}('{name}')")
+            continue
+        for operation in ("INSERT", "UPDATE", "DELETE"):
+            op.execute(f"CREATE TRIGGER sp_generation_{table}_{operation.lower()} AFTER {operation} ON {table} "
+                       f"BEGIN INSERT OR IGNORE INTO generations (name, value) VALUES ('{name}', 0); "
+                       f"UPDATE generations SET value = value + 1 WHERE name = '{name}'; END")
+
+
+def drop_generation_triggers(op, tables):
+    postgresql = op.get_bind().dialect.name == "postgresql"
+    for table in tables:
+        if postgresql:
+            op.execute(f"DROP TRIGGER IF EXISTS sp_generation_{table} ON {table}")
+        else:
+            for operation in ("insert", "update", "delete"):
+                op.execute(f"DROP TRIGGER IF EXISTS sp_generation_{table}_{operation}")

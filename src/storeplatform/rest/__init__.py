@@ -1,4 +1,5 @@
 """The REST server: namespaces, module-level services, one error body, schema index, pagination."""
+from pyramid.events import BeforeTraversal
 from pyramid.httpexceptions import HTTPMethodNotAllowed
 from pyramid.tweens import MAIN
 
@@ -10,9 +11,15 @@ from .namespaces import Namespace, namespace_for_path
 from .openapi import openapi_document
 from .pagination import PaginationSchema, page_nodes, paginate, set_headers
 from .schema import deserialize, json_body, make_partial
-from .service import RestService, Service, add_rest_namespace, add_rest_services, namespace
-from .urls import rest_url, site_rest_url, site_url
+from .service import (
+    RestService,
+    Service,
+    add_rest_namespace,
+    add_rest_services,
+    namespace,
+)
 from .types import DecimalText, StrictBoolean, StrictInt, StrictString
+from .urls import rest_url, site_rest_url, site_url
 
 
 def includeme(config):
@@ -31,6 +38,8 @@ def includeme(config):
         # Any other method: 405 with Allow, as the services answer, not 404.
         config.add_view(_read_only, route_name=route)
     config.add_request_method(lambda request: None, "rest_namespace", reify=True)
+    config.add_request_method(lambda request: False, "is_rest", reify=True)
+    config.add_subscriber(guard_and_identify, BeforeTraversal)
     config.add_request_method(rest_url, "rest_url")
     config.add_directive("add_rest_namespace", add_rest_namespace)
     config.add_directive("add_rest_services", add_rest_services)
@@ -65,15 +74,25 @@ def rest_tween_factory(handler, registry):
         if path == prefix or path.startswith(prefix + "/"):
             if "\x00" in path:  # a %00 in the path: no route has it, no database could store it
                 raise INVALID_URL("The URL must not contain NUL characters.")
-            ns = namespace_for_path(registry, path)
-            request.rest_namespace = ns
-            if ns is not None and ns.guard is not None:
-                ns.guard(request)
-            # Wrong credentials fail every REST request, public routes included.
-            request.identity
+            request.rest_namespace = namespace_for_path(registry, path)
+            request.is_rest = True
         return handler(request)
 
     return rest_tween
+
+
+def guard_and_identify(event):
+    """Once the route is known (a view declared ``read_only`` gets a read session, and the
+    guard's option read is the session's first statement), before any view: the namespace's
+    guard, then the caller's credentials. Wrong credentials fail every REST request, public
+    routes and unknown paths included."""
+    request = event.request
+    if not request.is_rest:
+        return
+    ns = request.rest_namespace
+    if ns is not None and ns.guard is not None:
+        ns.guard(request)
+    request.identity
 
 
 __all__ = [

@@ -14,10 +14,12 @@ from pyramid.config import PHASE1_CONFIG
 from cornice import Service as CorniceService
 
 from ..auth.capabilities import require
+from ..db import READ_ONLY_VIEWS
 from ..values import id_in_range
 from .index import PLACEHOLDER, namespace_index
 from .namespaces import NAMESPACES_KEY, Namespace
 from .schema import deserialize, json_body, query_cstruct
+
 
 class Service:
     """A REST resource: ``path`` under the namespace's root (``/checkin``,
@@ -29,8 +31,10 @@ class Service:
     the raw body to validate when ``json_body(request)`` is not the right reading), ``bind``
     (``(request) -> dict``: the body schema is bound with it, for deferred validators that check
     references beside the other fields, so every bad parameter is reported at once),
-    ``response`` (the response shape for the schema index) and ``permission_description``
-    (the capability the index names when ``permission`` is a callable).
+    ``response`` (the response shape for the schema index), ``permission_description``
+    (the capability the index names when ``permission`` is a callable) and ``read_only`` (a
+    POST that only computes, such as a price: its session refuses writes and, on a database
+    server, runs without a transaction, as GET's does).
     """
 
     def __init__(self, namespace, path, *, name=None, description=""):
@@ -78,10 +82,13 @@ class RestService(CorniceService):
         super().__init__(**kwargs)
         self.namespace = namespace
         self.docs = {}
+        self.read_only_methods = set()
 
     def add_view(self, method, view, *, permission=None, query=None, body=None, body_reader=None, bind=None,
-                 response=None, permission_description=None, **kwargs):
+                 response=None, permission_description=None, read_only=False, **kwargs):
         method = method.upper()
+        if read_only:
+            self.read_only_methods.add(method)
         self.docs[method] = {
             "query": query,
             "body": body,
@@ -177,6 +184,8 @@ def _add_service(config, service):
                         namespace=ns)
     for method, view, options in service.views:
         built.add_view(method, view, **options)
+    read_only = config.registry.setdefault(READ_ONLY_VIEWS, set())
+    read_only.update((method, service.name) for method in built.read_only_methods)
     ns.services.append(built)
     config.action(None, lambda: config.add_cornice_service(built), order=PHASE1_CONFIG)
 

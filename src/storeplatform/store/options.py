@@ -1,11 +1,10 @@
 """Site options: declared by the host and plugins (key, type, default, section, label), kept
-in the ``options`` table, read once per transaction."""
+in the ``options`` table, kept per process until one of them changes."""
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import select
-
 from ..db import registry_of
+from ..db.generations import cached_by_generation, stored_options
 from ..values import parse_bool, parse_decimal
 from .models import Option
 
@@ -84,15 +83,22 @@ def coerce(spec, value):
 
 
 def site_options(session):
-    """Every option's value (stored or default) by key, read with one query per transaction;
-    an unknown key is a KeyError. ``request.site_options`` is the same for a request."""
+    """Every option's value (stored or default) by key; an unknown key is a KeyError.
+    ``request.site_options`` is the same for a request. Kept per process by the ``options``
+    generation: a transaction reads the table only when an option changed since the process last
+    built it (or when it wrote something itself); the rows come with the generations, in one
+    query per transaction. The mapping is shared: read it, never change it."""
     cache = session.info.get("options")
     if cache is None:
-        specs = specs_of(registry_of(session))
-        stored = dict(session.execute(select(Option.key, Option.value)).all())
-        cache = {key: stored.get(key, spec.default) for key, spec in specs.items()}
-        session.info["options"] = cache
+        cache = session.info["options"] = cached_by_generation(session, "options", "site_options",
+                                                               lambda: _read_options(session))
     return cache
+
+
+def _read_options(session):
+    specs = specs_of(registry_of(session))
+    stored = stored_options(session)
+    return {key: stored.get(key, spec.default) for key, spec in specs.items()}
 
 
 def set_option(session, key, value):

@@ -37,12 +37,12 @@ def load_event(request):
 def post_checkin(request):
     v = request.validated
     try:
-        with request.db.begin_nested():
-            attendee, event_name, already = checkin.check_in(request.db, v["ticket_code"], v.get("event_id"))
+        attendee, event_name, already = checkin.check_in(request.db, v["ticket_code"], v.get("event_id"))
     except checkin.TicketError:
         raise
     except Exception as exc:
-        # A plugin's checked_in action failing (or the database): the ticket is left unchanged.
+        # A plugin's checked_in action failing (or the database): the ticket is left unchanged,
+        # since an error answer aborts the request's transaction (pyramid_tm), the update with it.
         log.warning("check-in of a ticket failed: %r", exc)
         raise CHECKIN_FAILED()
     tz = site_timezone(request.db)

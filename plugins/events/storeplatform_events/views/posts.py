@@ -7,7 +7,8 @@ import logging
 from sqlalchemy import select
 from sqlalchemy.orm import lazyload
 
-from storeplatform.api import Post, Service, json_body, make_partial, paginate, require, site_timezone, user_can
+from storeplatform.api import (Post, Service, json_body, make_partial, paginate, rendered_json, require, site_timezone,
+                               user_can)
 
 from .. import posts, queries, schemas
 from ..errors import CANNOT_DELETE, EVENT_INVALID_ID, ORGANIZER_INVALID_ID, VENUE_INVALID_ID
@@ -103,8 +104,8 @@ def list_items(request, kind):
         stmt = queries.event_list_stmt(request.db, v)
         if request.identity is None and not filtered(request):
             # The same JSON for every anonymous caller until the content changes: kept per
-            # process by content generation (the statement's key carries every filter).
-            return paginate(request, stmt, generation="content", build=build,
+            # process, encoded, by content generation (the statement's key carries every filter).
+            return paginate(request, stmt, generation="content", build=lambda rows: rendered_json(build(rows)),
                             key=(v["_embed"], tz.key, request.application_url,
                                  request.site_options["events.permalink_base"]))
         return build(paginate(request, stmt, generation="content"))
