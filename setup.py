@@ -23,13 +23,15 @@ setup(
         "redis>=5.0",
         "psycopg[binary]>=3.1",
         "PyJWT>=2.8",
+        "cryptography>=42",
         "orjson>=3.10",
         "waitress>=3.0",
         "plaster_pastedeploy",
     ],
     extras_require={
         "production": ["gunicorn>=22"],
-        "test": ["pytest>=8", "pytest-xdist>=3.5", "webtest>=3.0", "pypdf>=4.0", "schemathesis>=4.0"],
+        "test": ["pytest>=8", "pytest-xdist>=3.5", "webtest>=3.0", "pypdf>=4.0", "schemathesis>=4.0",
+                 "requests-oauthlib>=2.0"],
     },
     entry_points={
         "paste.app_factory": ["main = storeplatform:main"],

@@ -19,7 +19,8 @@ and ``config.add_error_translation(DomainError, to_rest_error)``.
 """
 from huey import crontab
 
-from .auth import Identity, require, user_can
+from .auth import (ConsumerKeyCredentials, Identity, consumer_key_credentials, require,
+                   require_consumer_key_permission, user_can)
 from .cli import CliError, Parser
 from .db.generations import (add_generation_triggers, cached_by_generation, drop_generation_triggers,
                              generation, statement_key)
@@ -60,7 +61,8 @@ __all__ = [
     # values
     "parse_bool", "parse_decimal", "id_in_range", "INT_MAX", "TRUE_WORDS", "FALSE_WORDS",
     # auth
-    "Identity", "require", "user_can",
+    "Identity", "require", "user_can", "ConsumerKeyCredentials", "consumer_key_credentials",
+    "require_consumer_key_permission",
     # database
     "Base", "UTCDateTime", "Money", "utcnow", "never_reuse_ids", "get_by_id", "get_or_404", "registry_of", "request_of",
     "site_transaction",

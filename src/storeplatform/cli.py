@@ -6,7 +6,7 @@ import sys
 
 from huey.consumer import Consumer
 from pyramid.paster import get_appsettings, setup_logging
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from . import make_config
 from .auth import ROLES
@@ -17,7 +17,7 @@ from .migrate import make_revision, upgrade
 from .plugins import PluginError, call_action
 from .queue import run_start_tasks
 from .settings import SettingsError
-from .store.models import User
+from .store.models import ConsumerKey, User
 from .store.options import OptionError, set_option, site_options
 
 
@@ -84,6 +84,9 @@ def build_parser(pm=None):
     ck_create.add_argument("--permissions", default="read_write", choices=("read", "write", "read_write"))
     ck_create.add_argument("--description", default="")
     ck_create.set_defaults(func=cmd_consumer_key)
+    ck_list = ck_sub.add_parser("list", help="the consumer keys (of one user), and which are Basic-only")
+    ck_list.add_argument("login", nargs="?")
+    ck_list.set_defaults(func=cmd_consumer_key_list)
 
     option = sub.add_parser("option", help="site options")
     option_sub = option.add_subparsers(dest="option_command", metavar="ACTION", parser_class=Parser)
@@ -158,8 +161,40 @@ def cmd_consumer_key(env, args):
         user = _find_user(session, args.login)
         key, secret = new_consumer_key(session, env.settings["storeplatform.secret"], user, args.permissions,
                                        args.description)
+        basic_only = _basic_only_keys(session, user)
     print(f"{key} {secret}")
+    if basic_only:
+        print(f"note: {args.login} has {basic_only} older consumer key(s) that are Basic-only: their secrets "
+              "were stored only as hashes and cannot be recovered, so they cannot sign requests (OAuth 1.0a); "
+              "this new key can ('consumer-key list' shows which)", file=sys.stderr)
     return 0
+
+
+BASIC_ONLY = "Basic only (issued before secrets were kept: cannot sign requests)"
+
+
+def _basic_only_keys(session, user):
+    stmt = select(func.count()).select_from(ConsumerKey).where(
+        ConsumerKey.user_id == user.id, ConsumerKey.secret_sealed.is_(None))
+    return session.execute(stmt).scalar_one()
+
+
+def cmd_consumer_key_list(env, args):
+    with env.transaction() as session:
+        stmt = select(ConsumerKey).order_by(ConsumerKey.id)
+        if args.login is not None:
+            stmt = stmt.where(ConsumerKey.user_id == _find_user(session, args.login).id)
+        rows = [(str(k.id), k.user.login, "ck_..." + k.truncated_key, k.permissions,
+                 "Basic and signed requests" if k.secret_sealed else BASIC_ONLY,
+                 " ".join(k.description.split()) or "-")
+                for k in session.execute(stmt).scalars()]
+    print(_table(("ID", "USER", "KEY", "PERMISSIONS", "USE", "DESCRIPTION"), rows))
+    return 0
+
+
+def _table(header, rows):
+    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header))]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in (header, *rows))
 
 
 def cmd_option_get(env, args):

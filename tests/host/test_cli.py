@@ -64,6 +64,34 @@ def test_consumer_key_create(cli):
                  "rest_consumer_key_permissions")
 
 
+def test_consumer_key_list_names_basic_only_keys(cli):
+    """Keys from before sp0005 have no sealed secret: Basic only, and the CLI says so."""
+    from sqlalchemy import update
+
+    from storeplatform.store.models import ConsumerKey
+
+    cli("user", "create", "shop", "--role", "shop_manager")
+    cli("user", "create", "ann", "--role", "customer")
+    old_key = cli("consumer-key", "create", "shop", "--description", "old  app").stdout.split()[0]
+    with cli.site.session() as s:
+        s.execute(update(ConsumerKey).values(secret_sealed=None))
+    created = cli("consumer-key", "create", "shop", "--permissions", "read")
+    new_key = created.stdout.split()[0]
+    assert len(created.stdout.strip().splitlines()) == 1  # still only "ck_… cs_…" on stdout
+    assert created.stderr.startswith("note: shop has 1 older consumer key(s) that are Basic-only")
+    assert cli("consumer-key", "create", "ann").stderr == ""  # ann has no old keys
+    lines = cli("consumer-key", "list").stdout.splitlines()
+    assert lines[0].split() == ["ID", "USER", "KEY", "PERMISSIONS", "USE", "DESCRIPTION"]
+    assert len(lines) == 4
+    assert f"ck_...{old_key[-7:]}" in lines[1] and "Basic only (issued before secrets were kept" in lines[1]
+    assert lines[1].endswith("old app")
+    assert f"ck_...{new_key[-7:]}" in lines[2] and "read " in lines[2] and "Basic and signed requests" in lines[2]
+    assert lines[2].endswith("-")
+    only_ann = cli("consumer-key", "list", "ann").stdout.splitlines()
+    assert len(only_ann) == 2 and " ann " in only_ann[1]
+    assert "no user" in one_line_error(cli("consumer-key", "list", "ghost", ok=False))
+
+
 def test_user_create_with_password_allows_login(cli):
     cli("user", "create", "bob", "--role", "editor", "--password", "s3cret!")
     res = cli.site.app.post_json("/api/store/v1/auth/login", {"login": "bob", "password": "s3cret!"})

@@ -5,6 +5,7 @@ Application passwords and consumer keys over Basic, cookie session + nonce, JWT 
 import base64
 import binascii
 import time
+from dataclasses import dataclass
 from datetime import timedelta
 
 import jwt
@@ -18,6 +19,7 @@ from ..errors import (AUTHENTICATION_FAILED, CONSUMER_KEY_HTTPS_REQUIRED, CONSUM
                       COOKIE_INVALID_NONCE, JWT_INVALID)
 from ..store.models import AppPassword, AuthSession, ConsumerKey, User
 from .identity import Identity, UserRecord
+from .sealed import seal, unseal
 from .tokens import constant_time_equal, keyed_hash, random_token
 
 SESSION_COOKIE = "storeplatform_session"
@@ -101,30 +103,61 @@ def app_password_identity(request, login, password):
 def new_consumer_key(session, secret, user, permissions, description=""):
     key = "ck_" + random_token(40, "0123456789abcdef")
     consumer_secret = "cs_" + random_token(40, "0123456789abcdef")
+    key_hash = keyed_hash(secret, key, "consumer_key")
     session.add(ConsumerKey(
-        user_id=user.id, description=description, permissions=permissions,
-        key_hash=keyed_hash(secret, key, "consumer_key"),
+        user_id=user.id, description=description, permissions=permissions, key_hash=key_hash,
         secret_hash=keyed_hash(secret, consumer_secret, "consumer_secret"),
-        truncated_key=key[-7:],
+        secret_sealed=seal(secret, key_hash, consumer_secret), truncated_key=key[-7:],
     ))
     return key, consumer_secret
+
+
+def _consumer_key_row(request, key):
+    return request.db.execute(
+        select(ConsumerKey).where(ConsumerKey.key_hash == keyed_hash(_secret(request), key, "consumer_key"))
+    ).scalar_one_or_none()
 
 
 def consumer_key_identity(request, key, consumer_secret):
     parsed = request.registry.settings["storeplatform.parsed"]
     if not parsed["allow_http_consumer_keys"] and not request_is_https(request):
         raise CONSUMER_KEY_HTTPS_REQUIRED()
-    secret = _secret(request)
-    row = request.db.execute(
-        select(ConsumerKey).where(ConsumerKey.key_hash == keyed_hash(secret, key, "consumer_key"))
-    ).scalar_one_or_none()
-    if row is None or not constant_time_equal(row.secret_hash, keyed_hash(secret, consumer_secret, "consumer_secret")):
+    row = _consumer_key_row(request, key)
+    if row is None or not constant_time_equal(
+            row.secret_hash, keyed_hash(_secret(request), consumer_secret, "consumer_secret")):
         raise _failed()
+    require_consumer_key_permission(request, row.permissions)
+    return Identity(row.user, "consumer_key", row.permissions)
+
+
+@dataclass(frozen=True)
+class ConsumerKeyCredentials:
+    """A consumer key as an authentication method sees it. ``secret`` is None for a key issued
+    before secrets were kept (migration sp0005): such a key works with Basic only."""
+
+    id: int
+    user: object
+    permissions: str
+    secret: str | None
+
+
+def consumer_key_credentials(request, key):
+    """The site's consumer key ``key`` (``ck_…``) with its secret, user and permissions, or None
+    when there is no such key. One query (the user comes with the key)."""
+    row = _consumer_key_row(request, key)
+    if row is None:
+        return None
+    secret = unseal(_secret(request), row.key_hash, row.secret_sealed) if row.secret_sealed else None
+    return ConsumerKeyCredentials(row.id, row.user, row.permissions, secret)
+
+
+def require_consumer_key_permission(request, permissions):
+    """Raise 403 ``rest_consumer_key_permissions`` when a key with ``permissions`` (read, write,
+    read_write) may not make this request: safe methods read, the others write."""
     safe = request.method in SAFE_METHODS
-    if (safe and row.permissions == "write") or (not safe and row.permissions == "read"):
+    if (safe and permissions == "write") or (not safe and permissions == "read"):
         raise CONSUMER_KEY_PERMISSIONS(
             f"The consumer key does not have {'read' if safe else 'write'} permission.")
-    return Identity(row.user, "consumer_key", row.permissions)
 
 
 # --- cookie session + nonce --------------------------------------------------------------
