@@ -183,3 +183,30 @@ def test_wrong_oauth_on_a_public_route_is_401(client):
     key, _ = client.key()
     res = client.request("GET", "/api/store/v1/products", (key, "cs_wrong"))
     assert_error(res, 401, "rest_oauth_invalid_signature")
+
+
+@pytest.mark.parametrize("header", [
+    "OAuth garbage", "OAuth oauth_nonce=unquoted", 'OAuth oauth_nonce="a", oauth_nonce="b"',
+    'OAuth oauth_consumer_key="ck_%ZZ"',
+])
+def test_a_broken_oauth_header_is_401_not_500(client, header):
+    res = client.app.get(ME, headers={"Authorization": header}, expect_errors=True)
+    assert res.status_int == 401 and res.json["code"].startswith("rest_oauth_"), res.text
+
+
+@pytest.mark.parametrize("value", ["\x00", "x" * 5000, "ü\U0001F600", "%00"])
+def test_hostile_nonce_and_key_values(client, value):
+    creds = client.key()
+    assert client.request("GET", ME, creds, nonce=value).status_int == 200
+    assert_error(client.request("GET", ME, (value, creds[1])), 401, "rest_oauth_unknown_consumer_key")
+
+
+def test_a_form_body_that_is_not_utf8(client):
+    res = client.app.post(ME, b"oauth_consumer_key=\xff", headers={"Content-Type": "application/x-www-form-urlencoded"},
+                          expect_errors=True)
+    assert_error(res, 401, "rest_oauth_invalid_parameter")
+
+
+def test_a_timestamp_beyond_any_clock(client):
+    res = client.request("GET", ME, client.key(), timestamp="9" * 30)
+    assert_error(res, 401, "rest_oauth_invalid_parameter")
