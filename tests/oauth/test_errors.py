@@ -210,3 +210,9 @@ def test_a_form_body_that_is_not_utf8(client):
 def test_a_timestamp_beyond_any_clock(client):
     res = client.request("GET", ME, client.key(), timestamp="9" * 30)
     assert_error(res, 401, "rest_oauth_invalid_parameter")
+
+
+def test_a_host_header_that_is_no_host(client):
+    prepared = client.prepare("GET", ME, client.key())
+    prepared.headers["Host"] = "localhost:99999"
+    assert_error(send(client.app, prepared), 401, "rest_oauth_invalid_parameter")

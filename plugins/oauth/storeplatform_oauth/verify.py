@@ -21,8 +21,11 @@ VERIFIERS = {"HMAC-SHA1": verify_hmac_sha1, "HMAC-SHA256": verify_hmac_sha256}
 WINDOW_SECONDS = 15 * 60
 
 
-def oauth_identity(request, now=None):
-    now = int(time.time()) if now is None else now
+def oauth_identity(request):
+    """The identity an OAuth request proves, or the first error that applies (docs/oauth.md):
+    the cheap checks first, so a malformed or stale request costs no query, and the nonce last,
+    so only a correctly signed request spends one."""
+    now = int(time.time())
     params = signed_parameters(request)
     oauth = _oauth_values(params)
     missing = [name for name in REQUIRED if not oauth.get(name)]
@@ -77,7 +80,10 @@ def _signature_matches(request, verify, params, secret):
         candidates.append(collapsed)
     for candidate in candidates:
         # oauthlib recomputes the base string (default ports dropped) and compares in constant time.
-        if verify(SimpleNamespace(params=candidate, uri=uri, http_method=request.method, signature=signature),
-                  client_secret=secret):
-            return True
+        try:
+            if verify(SimpleNamespace(params=candidate, uri=uri, http_method=request.method, signature=signature),
+                      client_secret=secret):
+                return True
+        except ValueError:  # a Host header that is no host (a port beyond 65535 ...)
+            raise errors.INVALID_PARAMETER("The request's URL cannot be normalized: check the Host header.")
     return False
