@@ -65,7 +65,7 @@ def test_consumer_key_create(cli):
 
 
 def test_consumer_key_list_names_basic_only_keys(cli):
-    """Keys from before sp0005 have no sealed secret: Basic only, and the CLI says so."""
+    """Keys from before sp0006 have no sealed secret: Basic only, and the CLI says so."""
     from sqlalchemy import update
 
     from storeplatform.store.models import ConsumerKey

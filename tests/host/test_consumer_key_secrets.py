@@ -1,4 +1,4 @@
-"""Consumer secrets at rest (migration sp0005): new keys keep their secret sealed for signature
+"""Consumer secrets at rest (migration sp0006): new keys keep their secret sealed for signature
 methods and give it to authentication methods through ``consumer_key_credentials``; keys from
 before the migration keep working with Basic and are marked Basic-only."""
 import base64
@@ -19,7 +19,7 @@ def test_existing_keys_become_basic_only(database, tmp_path):
     config = make_config(environ={}, **settings)
     engine = config.registry["db.engine"]
     with engine.begin() as conn:
-        command.upgrade(alembic_config(config.registry, conn), "sp0004")
+        command.upgrade(alembic_config(config.registry, conn), "sp0005")
         user_id = conn.execute(insert(User).values(login="shop", role="shop_manager")).inserted_primary_key[0]
         key, secret = "ck_" + "a" * 40, "cs_" + "b" * 40
         conn.exec_driver_sql(

@@ -96,7 +96,7 @@ def test_unknown_consumer_key(client):
 
 
 def test_a_basic_only_key_cannot_sign(client):
-    """Keys issued before secrets were kept (migration sp0005) have no secret to check with."""
+    """Keys issued before secrets were kept (migration sp0006) have no secret to check with."""
     key, secret = client.key()
     with client.site.session() as s:
         s.execute(update(ConsumerKey).values(secret_sealed=None))

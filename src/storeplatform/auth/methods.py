@@ -133,7 +133,7 @@ def consumer_key_identity(request, key, consumer_secret):
 @dataclass(frozen=True)
 class ConsumerKeyCredentials:
     """A consumer key as an authentication method sees it. ``secret`` is None for a key issued
-    before secrets were kept (migration sp0005): such a key works with Basic only."""
+    before secrets were kept (migration sp0006): such a key works with Basic only."""
 
     id: int
     user: object

@@ -41,7 +41,7 @@ class ConsumerKey(Base):
     key_hash: Mapped[str] = mapped_column(String(64), unique=True)
     secret_hash: Mapped[str] = mapped_column(String(64))
     # The secret itself, sealed (auth/sealed.py), for signature methods; None for keys issued
-    # before it was kept (migration sp0005): those work with Basic only.
+    # before it was kept (migration sp0006): those work with Basic only.
     secret_sealed: Mapped[str | None] = mapped_column(String(200), nullable=True)
     truncated_key: Mapped[str] = mapped_column(String(7))
     created_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)

@@ -1,7 +1,7 @@
 """consumer secrets kept sealed for signature methods; existing keys are Basic-only
 
-Revision ID: sp0005
-Revises: sp0004
+Revision ID: sp0006
+Revises: sp0005
 
 Until now only a keyed hash of each consumer secret was stored, which Basic authentication
 needs; a signature method (OAuth 1.0a) needs the secret itself. New keys keep it sealed
@@ -12,8 +12,8 @@ be recovered from their hashes: their ``secret_sealed`` stays NULL, which marks 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "sp0005"
-down_revision = "sp0004"
+revision = "sp0006"
+down_revision = "sp0005"
 branch_labels = None
 depends_on = None
 
