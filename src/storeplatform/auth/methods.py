@@ -127,7 +127,7 @@ def consumer_key_identity(request, key, consumer_secret):
             row.secret_hash, keyed_hash(_secret(request), consumer_secret, "consumer_secret")):
         raise _failed()
     require_consumer_key_permission(request, row.permissions)
-    return Identity(row.user, "consumer_key", row.permissions)
+    return Identity(UserRecord.of(row.user), "consumer_key", row.permissions)
 
 
 @dataclass(frozen=True)
