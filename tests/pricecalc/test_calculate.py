@@ -4,7 +4,7 @@ from decimal import Decimal
 
 import pytest
 
-from storeplatform.testing import count_queries
+from storeplatform.testing import assert_error, count_queries
 
 from .conftest import PC
 
@@ -198,14 +198,16 @@ def test_formula_conditional_and_functions(pc):
     assert pc.calculate(pid, {"a": 1, "b": 2}).json["calculated_measurement"] == 1.41
 
 
-def test_query_budget_is_two(pc):
+def test_a_price_costs_one_query_while_nothing_changes(pc):
     pid = pc.priced({**area(overage="5", minimum_price="3"), "pricing_rules": TIERS,
                      "conditions": [{"field": "width", "operator": ">", "threshold": "1", "type": "percentage",
                                      "value": "5"}]})
     pc.calculate(pid, {"length": 3, "width": 3})
     with count_queries(pc.site.engine) as n:
         pc.calculate(pid, {"length": 12, "width": 10})
-    assert n() == 2  # the product joined with its calculator, the options (currency format)
+    # Was two (the product joined with its calculator, the options). Now one: the generations with
+    # the options; the product and calculator are kept per process until either changes.
+    assert n() == 1
 
 
 def test_calculate_is_public_and_ignores_no_credentials(pc):
@@ -213,3 +215,20 @@ def test_calculate_is_public_and_ignores_no_credentials(pc):
     res = pc.app.post_json(f"{PC}/calculate", {"product_id": pid, "measurements": {"length": 1, "width": 1}},
                            headers=pc.site.headers_for("customer"))
     assert res.json["success"] is True
+
+
+def test_a_kept_price_follows_every_committed_change(pc):
+    """Products and calculators are kept per process by generation: a new price, a new
+    calculator and an unpublished product apply at the next calculation, whoever wrote them."""
+    from storeplatform.api import Product
+
+    pid = pc.priced(area(), price="2.00")
+    assert pc.calculate(pid, {"length": 1, "width": 1}).json["total_price"] == 2
+    with pc.site.session() as s:  # outside REST, as another process or the CLI would
+        s.get(Product, pid).regular_price = Decimal("3.00")
+    assert pc.calculate(pid, {"length": 1, "width": 1}).json["total_price"] == 3
+    pc.save(pid, area(minimum_price="50"))
+    assert pc.calculate(pid, {"length": 1, "width": 1}).json["total_price"] == 50
+    with pc.site.session() as s:
+        s.get(Product, pid).status = "draft"
+    assert_error(pc.calculate(pid, {"length": 1, "width": 1}, status=404), 404, "invalid_product")

@@ -74,9 +74,13 @@ def test_variation_with_disabled_own_calculator_is_refused(pc, shop):
 def test_variation_calculation_stays_within_two_queries(pc, shop):
     pc.calculate(shop["parent"], {"length": 1, "width": 1}, variation_id=shop["plain"])
     for vid, measurements in ((shop["plain"], {"length": 1, "width": 1}), (shop["own"], {"length": 1})):
-        with count_queries(pc.site.engine) as n:
-            pc.calculate(shop["parent"], measurements, variation_id=vid)
-        assert n() == 2
+        counts = []
+        for _ in range(2):
+            with count_queries(pc.site.engine) as n:
+                pc.calculate(shop["parent"], measurements, variation_id=vid)
+            counts.append(n())
+        # The first price of a pair reads it (two), the next one has it kept (the generations only).
+        assert counts[0] <= 2 and counts[1] == 1, counts
 
 
 def test_get_calculator_of_a_variation(pc, shop):

@@ -7,7 +7,7 @@ from . import pricing, readmodel
 from .errors import INVALID_PRODUCT
 from .merge import merge
 from .models import Calculator
-from .products import effective_calculator, load_with_calculators, lock_product, visible
+from .products import effective_calculator, lock_product, priced_with_calculators, visible
 from .schemas import (CALCULATE_BODY, CONFIGURATION_DOC, RESULT_DOC, SAVE_BODY, SAVED_DOC, TABLE_DOC, UNITS_DOC,
                       read_calculate_body)
 from .units import UNIT_LABELS
@@ -27,7 +27,7 @@ units = Service(NAMESPACE, "/units", name="units", description="Measurement unit
 def post_calculate(request):
     v = request.validated
     product_id, variation_id = v["product_id"], v.get("variation_id")
-    found = load_with_calculators(request.db, [product_id] + ([variation_id] if variation_id is not None else []))
+    found = priced_with_calculators(request.db, [product_id] + ([variation_id] if variation_id is not None else []))
     product, calc = found.get(product_id, (None, None))
     if product is None or product.type == "variation" or not visible(request, product):
         raise INVALID_PRODUCT()

@@ -1,0 +1,25 @@
+"""the ``pricecalc`` generation: bumped by every committed change of the calculators
+
+Revision ID: pc0003
+Revises: pc0002
+
+A product and its calculator, as priced by ``calculate``, are kept per process by this
+generation and the host's ``store`` generation (products). It depends on sp0004, which made the
+generations table and the function the triggers call.
+"""
+from alembic import op
+
+from storeplatform.api import add_generation_triggers, drop_generation_triggers
+
+revision = 'pc0003'
+down_revision = 'pc0002'
+branch_labels = None
+depends_on = 'sp0004'
+
+
+def upgrade():
+    add_generation_triggers(op, "pricecalc", ("pricecalc_calculators",))
+
+
+def downgrade():
+    drop_generation_triggers(op, ("pricecalc_calculators",))
