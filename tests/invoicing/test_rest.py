@@ -281,3 +281,16 @@ def test_metadata_kept_per_process_follows_changes_made_elsewhere(make_shop):
 
         s.delete(s.get(Order, order["id"]))
     assert_error(one.meta(order["id"], status=404), 404, "invoicing_order_not_found")
+
+
+def test_a_kept_pdf_is_the_regenerated_one(make_shop):
+    one, other = make_shop(), make_shop()
+    other.site.create_user("other_manager", "shop_manager")
+    order = one.order("completed")
+    headers = one.site.headers_for("shop_manager")
+    first = one.app.get(f"{API}/documents/{order['id']}/pdf", headers=headers)
+    assert first.body == one.app.get(f"{API}/documents/{order['id']}/pdf", headers=headers).body
+    other.app.post_json(f"{API}/documents/{order['id']}/regenerate", {"force_type": "packing-slip"},
+                        headers=other.site.headers_for("other_manager"))
+    second = one.app.get(f"{API}/documents/{order['id']}/pdf", headers=headers)
+    assert "PACKING SLIP" in pdf_text(second.body).upper() and second.body != first.body

@@ -82,9 +82,27 @@ def get_metadata(request):
     return metadata(request, *_load_refs(request))
 
 
+# PDFs up to this size are kept per process like the metadata; a larger one is read each time.
+KEPT_PDF_BYTES = 64 * 1024
+PdfRef = namedtuple("PdfRef", "display_number pdf")
+
+
 @pdf.get(permission="manage_shop", response=PDF_RESPONSE)
 def get_pdf(request):
-    order, doc = _found(*current_document(request.db, request.validated["order_id"], with_pdf=True))
+    order_id = request.validated["order_id"]
+
+    def load():
+        order, document = current_document(request.db, order_id, with_pdf=True)
+        if document is not None and len(document.pdf or b"") > KEPT_PDF_BYTES:
+            return None  # too large to keep
+        return order is not None, None if document is None else PdfRef(document.display_number, document.pdf)
+
+    kept = cached_by_generation(request.db, "invoicing", ("pdf", order_id, generation(request.db, "store")), load)
+    if kept is None:
+        order, doc = _found(*current_document(request.db, order_id, with_pdf=True))
+        return pdf_response(doc)
+    order_exists, doc = kept
+    _found(order_exists or None, doc)
     return pdf_response(doc)
 
 
