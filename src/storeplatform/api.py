@@ -32,7 +32,7 @@ from .hookspecs import hookimpl, hookspec
 from .jsonutil import rendered_json
 from .plugins import apply_filters, call_action, plugin_enabled
 from .queue import Periodic, TaskContext, enqueue_after_commit, enqueue_now
-from .rest import PaginationSchema, Service, deserialize, json_body, make_partial, paginate
+from .rest import PaginationSchema, Service, deserialize, frozen, json_body, kept_page, make_partial, paginate
 from .rest.urls import site_rest_url, site_url
 from .rest.types import (COLUMN_INT, POSITIVE_ID, DateText, DecimalText, IdList, OptionalId, StrictBoolean, StrictInt,
                          StrictString, TimeText, is_url, money_amount, not_blank, url_or_empty, valid_email,
@@ -54,7 +54,7 @@ __all__ = [
     # REST
     "cached_by_generation", "generation", "statement_key", "add_generation_triggers", "drop_generation_triggers",
     "rendered_json",
-    "Service", "site_url", "site_rest_url", "PaginationSchema", "paginate", "deserialize", "json_body", "make_partial",
+    "Service", "site_url", "site_rest_url", "PaginationSchema", "paginate", "kept_page", "frozen", "deserialize", "json_body", "make_partial",
     # schema types and validators
     "StrictBoolean", "StrictInt", "StrictString", "DecimalText", "DateText", "TimeText", "OptionalId", "IdList",
     "COLUMN_INT", "POSITIVE_ID", "money_amount", "not_blank", "is_url", "url_or_empty", "valid_email", "valid_timezone",

@@ -9,7 +9,7 @@ from .errors import add_error_translation, add_error_views, error_response
 from .index import root_index
 from .namespaces import Namespace, namespace_for_path
 from .openapi import openapi_document
-from .pagination import PaginationSchema, page_nodes, paginate, set_headers
+from .pagination import PaginationSchema, frozen, kept_page, page_nodes, paginate, set_headers
 from .schema import deserialize, json_body, make_partial
 from .service import (
     RestService,
@@ -97,7 +97,7 @@ def guard_and_identify(event):
 
 __all__ = [
     "Namespace", "RestService", "RestError", "Service", "namespace", "namespace_for_path", "add_error_views",
-    "error_response", "PaginationSchema", "page_nodes", "paginate", "set_headers", "deserialize", "json_body",
+    "error_response", "PaginationSchema", "page_nodes", "paginate", "kept_page", "frozen", "set_headers", "deserialize", "json_body",
     "make_partial", "DecimalText", "StrictBoolean", "StrictInt", "StrictString", "rest_url", "site_rest_url",
     "site_url",
 ]

@@ -65,6 +65,39 @@ def paginate(request, stmt, generation=None, build=None, key=()):
                                 lambda: build(rows()))
 
 
+def kept_page(request, generation, key, make_stmt, build):
+    """One page as ``paginate`` answers it, kept per process by ``generation`` under ``key`` with
+    its total: ``key`` must hold everything the page depends on (the validated parameters, and
+    what ``build`` reads besides the rows: the site URL, the time zone, today's date for a list of
+    upcoming items). Nothing is built while the page is kept, not even its statement (building a
+    statement with a dozen filters costs more than the rest of such a request); ``make_stmt()``
+    and ``build(rows)`` run when it is not."""
+    page = request.validated.get("page", 1)
+    per_page = request.validated.get("per_page", 10)
+
+    def compute():
+        stmt = make_stmt()
+        total = request.db.execute(select(func.count()).select_from(stmt.order_by(None).subquery())).scalar_one()
+        if not total:
+            return total, build([])
+        result = request.db.execute(stmt.limit(per_page).offset((page - 1) * per_page))
+        rows = result.unique().scalars().all() if len(stmt.column_descriptions) == 1 else result.all()
+        return total, build(rows)
+
+    total, body = cached_by_generation(request.db, generation, ("kept page", key, page, per_page), compute)
+    set_headers(request, total, page, per_page)
+    return body
+
+
+def frozen(value):
+    """A hashable form of validated parameters (dicts, lists, sets of plain values)."""
+    if isinstance(value, dict):
+        return tuple(sorted((k, frozen(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return tuple(frozen(v) for v in value)
+    return value
+
+
 def set_headers(request, total, page, per_page):
     total_pages = (total + per_page - 1) // per_page
     response = request.response

@@ -7,8 +7,8 @@ import logging
 from sqlalchemy import select
 from sqlalchemy.orm import lazyload
 
-from storeplatform.api import (Post, Service, json_body, make_partial, paginate, rendered_json, require, site_timezone,
-                               user_can)
+from storeplatform.api import (Post, Service, frozen, json_body, kept_page, make_partial, paginate, rendered_json,
+                               require, site_timezone, user_can)
 
 from .. import posts, queries, schemas
 from ..errors import CANNOT_DELETE, EVENT_INVALID_ID, ORGANIZER_INVALID_ID, VENUE_INVALID_ID
@@ -101,14 +101,15 @@ def list_items(request, kind):
             embed = embeds(request, rows, tz) if v["_embed"] else None
             return [event_json(request, post, details, tz, embed) for post, details in rows]
 
-        stmt = queries.event_list_stmt(request.db, v)
         if request.identity is None and not filtered(request):
             # The same JSON for every anonymous caller until the content changes: kept per
-            # process, encoded, by content generation (the statement's key carries every filter).
-            return paginate(request, stmt, generation="content", build=lambda rows: rendered_json(build(rows)),
-                            key=(v["_embed"], tz.key, request.application_url,
-                                 request.site_options["events.permalink_base"]))
-        return build(paginate(request, stmt, generation="content"))
+            # process, encoded, by content generation, under every parameter and what the JSON
+            # reads besides the rows.
+            key = (frozen(v), tz.key, request.application_url, request.site_options["events.permalink_base"],
+                   queries.today(request.db) if v.get("upcoming") else None)
+            return kept_page(request, "content", key, lambda: queries.event_list_stmt(request.db, v),
+                             lambda rows: rendered_json(build(rows)))
+        return build(paginate(request, queries.event_list_stmt(request.db, v), generation="content"))
     rows = paginate(request, queries.place_list_stmt(kind, v), generation="content")
     counts = queries.event_counts(request.db, COUNT_COLUMNS[kind], [post.id for post, _ in rows])
     serializer = venue_json if kind is VENUE else organizer_json
