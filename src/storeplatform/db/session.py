@@ -153,7 +153,9 @@ def _join_transaction_managers(factory):
             manager.get().status == ZopeStatus.COMMITTING, "Transaction must be committed using the transaction manager"
 
     def orm_execute(state):
-        if state.is_orm_statement and (state.is_update or state.is_insert or state.is_delete):
+        # Core statements through the session too (zope.sqlalchemy counts ORM ones only): a
+        # session that ran an UPDATE must commit, not roll back as an unchanged one does.
+        if state.is_update or state.is_insert or state.is_delete:
             changed(state.session)
 
     event.listen(factory, "after_begin", lambda session, transaction, connection: join(session))
