@@ -87,7 +87,7 @@ def test_dates_are_local_to_the_site_time_zone(evt):
     ({"title": "x", "venue_id": 999}, "venue_id"),
     ({"title": "x", "organizer_id": 999}, "organizer_id"),
     ({"title": "x", "start_date": "2031-05-02", "end_date": "2031-05-01"}, "end_date"),
-    ({"title": "x", "start_date": "2031-05-01", "start_time": "20:00", "end_time": "19:00"}, "end_date"),
+    ({"title": "x", "start_date": "2031-05-01", "start_time": "20:00", "end_time": "19:00"}, "end_time"),
 ])
 def test_create_event_rejects_bad_fields(evt, body, param):
     res = evt.post("/events", body, status=400)
@@ -118,6 +118,31 @@ def test_partial_update_changes_only_sent_fields(evt):
     res = evt.put(f"/events/{event['id']}", {"end_date": "2030-12-31"}, status=400)
     assert "end_date" in assert_error(res, 400, "rest_invalid_param")["data"]["params"]
     assert evt.get(f"/events/{event['id']}").json["end_date"] == "2031-01-01"
+
+
+def test_end_before_start_on_a_partial_update_is_reported_with_every_other_bad_field(evt):
+    event = evt.event("Dated", start_date="2031-01-10", start_time="10:00", end_date="2031-01-12")
+    path = f"/events/{event['id']}"
+    # Only one date sent: the stored other one makes the order wrong; reported beside the
+    # other bad fields, on the field that was sent.
+    for body, field in [({"end_date": "2031-01-09"}, "end_date"), ({"start_date": "2031-01-13"}, "start_date"),
+                        ({"end_time": "09:00", "end_date": "2031-01-10"}, "end_date"),
+                        ({"start_time": "23:00", "start_date": "2031-01-12", "end_time": "22:00"}, "end_time")]:
+        res = evt.put(path, {**body, "capacity": -1, "venue_id": 424242, "event_status": "nope"}, status=400)
+        params = assert_error(res, 400, "rest_invalid_param")["data"]["params"]
+        assert set(params) == {field, "capacity", "venue_id", "event_status"}, (body, params)
+        assert params[field] == "the event ends before it starts"
+    # On create, the defaults count (end_date defaults to start_date, start_date to today).
+    res = evt.post("/events", {"title": "", "start_date": "2031-02-02", "end_date": "2031-02-01"}, status=400)
+    assert set(assert_error(res, 400, "rest_invalid_param")["data"]["params"]) == {"title", "end_date"}
+    res = evt.post("/events", {"title": "x", "start_date": "2031-02-02", "end_time": "00:00", "start_time": "01:00"},
+                   status=400)
+    assert set(res.json["data"]["params"]) == {"end_time"}
+    # A bad date is the schema's to report; the order is not judged then.
+    res = evt.put(path, {"start_date": "2031-13-01", "end_date": "2031-01-01"}, status=400)
+    assert set(res.json["data"]["params"]) == {"start_date"}
+    assert evt.get(path).json["start_date"] == "2031-01-10" and evt.get(path).json["end_date"] == "2031-01-12"
+    assert evt.put(path, {"start_date": "2031-01-11"}, status=200).json["start_date"] == "2031-01-11"
 
 
 def test_update_categories_and_slug(evt):

@@ -3,8 +3,8 @@ The generic types (dates, times, ids, URLs) are the host's; the ones here are th
 import colander
 
 from storeplatform.api import (COLUMN_INT, POSITIVE_ID, POST_STATUSES, DateText, IdList, OptionalId,
-                               PaginationSchema, StrictBoolean, StrictInt, StrictString, TimeText, is_url, not_blank,
-                               url_or_empty, valid_email, valid_timezone)
+                               PaginationSchema, StrictBoolean, StrictInt, StrictString, TimeText, bound_check, is_url,
+                               not_blank, url_or_empty, valid_email, valid_timezone)
 
 from .models import ATTENDEE_STATUSES, EVENT_STATUSES, EVENT_TYPES
 
@@ -62,18 +62,26 @@ def _text(name, description="", max_length=None, **kw):
                                description=description, validator=validator, **kw)
 
 
-@colander.deferred
-def known_reference(node, kw):
-    """A venue, organizer or category that exists, checked beside the other fields so that every
-    bad parameter is reported at once (``references``: what the event views bind)."""
-    references = kw["references"]
+# A venue, organizer or category that exists (``references``); an event that does not end before
+# it starts, stored dates included on a partial update (``date_order``).
+known_reference = bound_check("references")
+in_date_order = bound_check("date_order")
+DATE_TYPES = {"start_date": DateText, "start_time": TimeText, "end_date": DateText, "end_time": TimeText}
 
-    def validate(field, value):
-        problem = references().get(field.name)
-        if problem:
-            raise colander.Invalid(field, problem)
 
-    return validate
+def typed_dates(raw):
+    """The date and time fields of a raw event body as the schema reads them; None when one of
+    them is not valid (the schema reports it; the date order cannot be judged)."""
+    values = {}
+    for field, kind in DATE_TYPES.items():
+        if field in raw:
+            try:
+                value = kind().deserialize(None, raw[field])
+            except colander.Invalid:
+                return None
+            if value is not colander.null:
+                values[field] = value
+    return values
 
 
 class CategoryIds(colander.SequenceSchema):
@@ -91,10 +99,14 @@ class EventBody(colander.MappingSchema):
     excerpt = _text("excerpt", "Short description.")
     featured_image = colander.SchemaNode(FeaturedImage(), missing=colander.drop,
                                          description="Object with id, url, thumbnail, alt; null for none.")
-    start_date = colander.SchemaNode(DateText(), missing=colander.drop, description="YYYY-MM-DD (default today).")
-    start_time = colander.SchemaNode(TimeText(), missing=colander.drop, description="HH:MM (default 00:00).")
-    end_date = colander.SchemaNode(DateText(), missing=colander.drop, description="YYYY-MM-DD (default start_date).")
-    end_time = colander.SchemaNode(TimeText(), missing=colander.drop, description="HH:MM (default 23:59).")
+    start_date = colander.SchemaNode(DateText(), missing=colander.drop, validator=in_date_order,
+                                     description="YYYY-MM-DD (default today).")
+    start_time = colander.SchemaNode(TimeText(), missing=colander.drop, validator=in_date_order,
+                                     description="HH:MM (default 00:00).")
+    end_date = colander.SchemaNode(DateText(), missing=colander.drop, validator=in_date_order,
+                                   description="YYYY-MM-DD (default start_date).")
+    end_time = colander.SchemaNode(TimeText(), missing=colander.drop, validator=in_date_order,
+                                   description="HH:MM (default 23:59).")
     timezone = _text("timezone", "Time zone name (default the site's).", max_length=64, validator=valid_timezone)
     all_day = colander.SchemaNode(StrictBoolean(), missing=colander.drop)
     venue_id = colander.SchemaNode(OptionalId(), missing=colander.drop, validator=known_reference,

@@ -167,6 +167,38 @@ def money_amount(node, value):
         raise colander.Invalid(node, f"must have at most {MONEY_PLACES} decimal places")
 
 
+def bound_check(name):
+    """A deferred validator for rules across fields or against stored rows: the view binds
+    ``name`` to a function ``() -> {field: message}`` (worked out once per request from the raw
+    body and the stored row), and each field with this validator raises its own problem, so
+    such rules are reported beside every other bad parameter instead of after the schema.
+    The fields a rule may name need the validator (colander runs none for an absent field)."""
+    @colander.deferred
+    def deferred(node, kw):
+        problems = kw[name]
+
+        def validate(field, value):
+            problem = problems().get(field.name)
+            if problem:
+                raise colander.Invalid(field, problem)
+
+        return validate
+
+    return deferred
+
+
+def once(work):
+    """``work`` called on first use only: the bound problem functions of ``bound_check``."""
+    done = []
+
+    def cached():
+        if not done:
+            done.append(work())
+        return done[0]
+
+    return cached
+
+
 def not_blank(node, value):
     if not value.strip():
         raise colander.Invalid(node, "must not be empty")

@@ -7,8 +7,8 @@ import logging
 from sqlalchemy import select
 from sqlalchemy.orm import lazyload
 
-from storeplatform.api import (Post, Service, frozen, json_body, kept_page, make_partial, paginate, rendered_json,
-                               require, site_timezone, user_can)
+from storeplatform.api import (Post, Service, frozen, json_body, kept_page, make_partial, once, paginate,
+                               rendered_json, require, site_timezone, user_can)
 
 from .. import posts, queries, schemas
 from ..errors import CANNOT_DELETE, EVENT_INVALID_ID, ORGANIZER_INVALID_ID, VENUE_INVALID_ID
@@ -164,19 +164,21 @@ def list_events(request):
     return list_items(request, EVENT)
 
 
-def event_references(request):
-    """The bindings of an event body: its references, looked up once from the raw body."""
-    found = []
+def event_checks(request):
+    """The bindings of an event body: its references and its date order (the stored event's
+    dates on an update), each worked out once, on first use, from the raw body."""
+    def date_order():
+        dates = schemas.typed_dates(json_body(request))
+        if dates is None:
+            return {}
+        stored = request.db.get(EventDetails, request.validated["id"]) if "id" in request.validated else None
+        return posts.date_order_problems(request.db, stored, dates)
 
-    def references():
-        if not found:
-            found.append(posts.reference_problems(request.db, json_body(request)))
-        return found[0]
-
-    return {"references": references}
+    return {"references": once(lambda: posts.reference_problems(request.db, json_body(request))),
+            "date_order": once(date_order)}
 
 
-@events.post(permission="edit_posts", body=schemas.EventBody(), bind=event_references)
+@events.post(permission="edit_posts", body=schemas.EventBody(), bind=event_checks)
 def create_event(request):
     return create_item(request, EVENT)
 
@@ -186,7 +188,7 @@ def get_event(request):
     return get_item(request, EVENT)
 
 
-@event.put(permission="edit_posts", body=make_partial(schemas.EventBody()), bind=event_references,
+@event.put(permission="edit_posts", body=make_partial(schemas.EventBody()), bind=event_checks,
            permission_description=EDIT_POST)
 def update_event(request):
     return update_item(request, EVENT)
