@@ -67,6 +67,26 @@ def test_variations(shop):
     assert [x["id"] for x in shop.app.get(f"{P}?parent={parent['id']}").json] == [var["id"]]
 
 
+def test_product_rules_across_fields_and_rows_are_reported_with_every_other_bad_field(shop):
+    simple = product(shop, name="Simple", sku="S-1")
+    variable = product(shop, name="Shirt", type="variable")
+    body = {"name": "", "type": "variation", "parent_id": simple["id"], "sku": "S-1", "regular_price": "-1"}
+    res = shop.app.post_json(P, body, headers=shop.h, status=400)
+    params = assert_error(res, 400, "rest_invalid_param")["data"]["params"]
+    assert set(params) == {"name", "parent_id", "sku", "regular_price"}
+    # A partial update: the stored type counts, and the rule is named on the field that was sent.
+    res = shop.app.put_json(f"{P}/{simple['id']}", {"parent_id": variable["id"], "sale_price": "x"}, headers=shop.h,
+                            status=400)
+    params = assert_error(res, 400, "rest_invalid_param")["data"]["params"]
+    assert set(params) == {"parent_id", "sale_price"} and params["parent_id"] == "only a variation has a parent"
+    res = shop.app.put_json(f"{P}/{simple['id']}", {"type": "variation", "status": "gone"}, headers=shop.h, status=400)
+    assert set(res.json["data"]["params"]) == {"type", "status"}
+    made = shop.app.put_json(f"{P}/{simple['id']}", {"type": "variation", "parent_id": variable["id"], "sku": "S-1"},
+                             headers=shop.h, status=200).json
+    assert made["type"] == "variation" and made["sku"] == "S-1"
+    assert [p["id"] for p in shop.app.get(P, headers=shop.h).json] == [variable["id"], simple["id"]]
+
+
 def test_duplicate_sku_is_refused(shop):
     product(shop, sku="A-1")
     body = assert_error(shop.app.post_json(P, {"name": "B", "sku": "A-1"}, headers=shop.h, status=400), 400,

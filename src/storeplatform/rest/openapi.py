@@ -151,6 +151,8 @@ def _apply_validators(schema, validator):
             schema[f"max{kind}"] = validator.max
     elif isinstance(validator, colander.Regex):
         schema["pattern"] = validator.match_object.pattern
+    elif getattr(validator, "also", None) is not None:  # a bound_check with the field's own validator
+        _apply_validators(schema, validator.also)
 
 
 def _number(value):

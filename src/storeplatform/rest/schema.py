@@ -185,6 +185,8 @@ def _validators(validator):
         return []
     if isinstance(validator, (colander.All, colander.Any)):
         return [v for sub in validator.validators for v in _validators(sub)]
+    if getattr(validator, "also", None) is not None:  # a bound_check with the field's own validator
+        return _validators(validator.also)
     return [validator]
 
 

@@ -167,23 +167,27 @@ def money_amount(node, value):
         raise colander.Invalid(node, f"must have at most {MONEY_PLACES} decimal places")
 
 
-def bound_check(name):
+def bound_check(name, also=None):
     """A deferred validator for rules across fields or against stored rows: the view binds
     ``name`` to a function ``() -> {field: message}`` (worked out once per request from the raw
     body and the stored row), and each field with this validator raises its own problem, so
     such rules are reported beside every other bad parameter instead of after the schema.
-    The fields a rule may name need the validator (colander runs none for an absent field)."""
-    @colander.deferred
-    def deferred(node, kw):
+    The fields a rule may name need the validator (colander runs none for an absent field).
+    ``also``: the field's own validator, run first (and described in the schema index)."""
+    def bind(node, kw):
         problems = kw[name]
 
         def validate(field, value):
+            if also is not None:
+                also(field, value)
             problem = problems().get(field.name)
             if problem:
                 raise colander.Invalid(field, problem)
 
         return validate
 
+    deferred = colander.deferred(bind)
+    deferred.also = also
     return deferred
 
 

@@ -1,5 +1,9 @@
 """Products: prices in effect, sale windows, variations."""
+from sqlalchemy import select
+
 from ..db.types import utcnow
+from ..values import id_in_range
+from .models import Product
 
 TYPES = ("simple", "variable", "variation")
 STATUSES = ("publish", "draft", "pending", "private")
@@ -21,3 +25,29 @@ def current_price(product, now=None):
     if sale_is_active(product, now):
         return product.sale_price
     return product.regular_price
+
+
+def product_problems(session, values, item=None):
+    """What is wrong with a product body across fields and rows: ``{field: message}``.
+    ``values`` is the raw body (values of another JSON kind are the schema's business and are
+    passed over), ``item`` the stored product on an update. A variation needs the id of a
+    variable product as its parent (named on ``parent_id``, or on ``type`` when the parent was
+    not sent), only a variation has a parent, and a SKU belongs to one product."""
+    errors = {}
+    ptype = values.get("type", item.type if item is not None else "simple")
+    parent_id = values.get("parent_id", item.parent_id if item is not None else None)
+    if ptype == "variation":
+        parent = None
+        if isinstance(parent_id, int) and not isinstance(parent_id, bool) and id_in_range(parent_id):
+            parent = session.execute(select(Product.type).where(Product.id == parent_id)).scalar()
+        if parent != "variable":
+            errors["parent_id" if "parent_id" in values else "type"] = \
+                "a variation needs parent_id of a variable product"
+    elif isinstance(ptype, str) and values.get("parent_id"):
+        errors["parent_id"] = "only a variation has a parent"
+    sku = values.get("sku")
+    if isinstance(sku, str) and sku:
+        clash = session.execute(select(Product.id).where(Product.sku == sku)).scalar()
+        if clash is not None and (item is None or clash != item.id):
+            errors["sku"] = "another product has this SKU"
+    return errors

@@ -2,19 +2,26 @@
 import colander
 
 from ..rest import DecimalText, PaginationSchema, StrictInt, StrictString, make_partial
-from ..rest.types import money_amount
+from ..rest.types import bound_check, money_amount
 from .orders import BILLING_FIELDS, STATUSES as ORDER_STATUSES, line_problems
 from .products import STATUSES as PRODUCT_STATUSES, TYPES as PRODUCT_TYPES
+
+
+def product_rule(also=None):
+    """The cross-field and stored-row rules of a product (``product_problems``), checked beside
+    the other fields (``product_rules``: what the product views bind)."""
+    return bound_check("product_rules", also)
 
 
 class ProductBody(colander.MappingSchema):
     name = colander.SchemaNode(StrictString(), validator=colander.Length(min=1, max=250),
                                description="Product name.")
-    sku = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.Length(max=100),
+    sku = colander.SchemaNode(StrictString(), missing=colander.drop, validator=product_rule(colander.Length(max=100)),
                               description="Stock keeping unit, unique.")
-    type = colander.SchemaNode(StrictString(), missing="simple", validator=colander.OneOf(PRODUCT_TYPES))
+    type = colander.SchemaNode(StrictString(), missing="simple",
+                               validator=product_rule(colander.OneOf(PRODUCT_TYPES)))
     status = colander.SchemaNode(StrictString(), missing="publish", validator=colander.OneOf(PRODUCT_STATUSES))
-    parent_id = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=0),
+    parent_id = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=product_rule(colander.Range(min=0)),
                                     description="Parent of a variation.")
     regular_price = colander.SchemaNode(DecimalText(), missing=colander.drop, validator=money_amount)
     sale_price = colander.SchemaNode(DecimalText(), missing=colander.drop, validator=money_amount)

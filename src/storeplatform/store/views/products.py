@@ -5,13 +5,13 @@ from sqlalchemy import or_, select
 
 from ...auth import user_can
 from ...db import get_by_id
-from ...errors import InvalidParams
-from ...rest import Service, paginate
+from ...rest import Service, json_body, paginate
+from ...rest.types import once
 from .. import schemas
 from ..errors import PRODUCT_INVALID_ID
 from ..models import Product
 from ..money import currency_format, format_money
-from ..products import current_price, sale_is_active
+from ..products import current_price, product_problems, sale_is_active
 
 products = Service("store/v1", "/products", name="products", description="Products.")
 product = Service("store/v1", r"/products/{id:\d+}", name="product", description="One product.")
@@ -48,28 +48,23 @@ def _load_product(request):
     return item
 
 
-def _product_values(request, values, item=None):
-    """Check the cross-field rules of a product before anything is written."""
-    errors = {}
-    ptype = values.get("type", item.type if item else "simple")
-    parent_id = values.get("parent_id", item.parent_id if item else None)
-    if ptype == "variation":
-        parent = get_by_id(request.db, Product, parent_id) if parent_id else None
-        if parent is None or parent.type != "variable":
-            errors["parent_id"] = "a variation needs parent_id of a variable product"
-    elif "parent_id" in values and values["parent_id"]:
-        errors["parent_id"] = "only a variation has a parent"
+def product_checks(request):
+    """The bindings of a product body: its rules across fields and rows (parent, SKU), worked
+    out once, on first use, from the raw body and the stored product."""
+    def problems():
+        item = get_by_id(request.db, Product, request.validated["id"]) if "id" in request.validated else None
+        return product_problems(request.db, json_body(request), item)
+
+    return {"product_rules": once(problems)}
+
+
+def _product_values(values):
+    """Validated values as the columns hold them: sale dates in UTC, an empty SKU none."""
     for key in ("sale_from", "sale_to"):
         if key in values and values[key].tzinfo is None:
             values[key] = values[key].replace(tzinfo=timezone.utc)
     if "sku" in values:
         values["sku"] = values["sku"] or None
-        if values["sku"]:
-            clash = request.db.execute(select(Product.id).where(Product.sku == values["sku"])).scalar()
-            if clash is not None and (item is None or clash != item.id):
-                errors["sku"] = "another product has this SKU"
-    if errors:
-        raise InvalidParams(errors)
     return values
 
 
@@ -93,9 +88,9 @@ def list_products(request):
     return [product_json(request, p, fmt) for p in paginate(request, stmt)]
 
 
-@products.post(permission="manage_shop", body=schemas.ProductBody())
+@products.post(permission="manage_shop", body=schemas.ProductBody(), bind=product_checks)
 def create_product(request):
-    item = Product(**_product_values(request, dict(request.validated)))
+    item = Product(**_product_values(dict(request.validated)))
     request.db.add(item)
     request.db.flush()
     request.response.status = 201
@@ -108,10 +103,10 @@ def get_product(request):
     return product_json(request, _load_product(request))
 
 
-@product.put(permission="manage_shop", body=schemas.ProductUpdate)
+@product.put(permission="manage_shop", body=schemas.ProductUpdate, bind=product_checks)
 def update_product(request):
     item = _load_product(request)
-    for key, value in _product_values(request, dict(request.validated), item).items():
+    for key, value in _product_values(dict(request.validated)).items():
         setattr(item, key, value)
     request.db.flush()
     return product_json(request, item)
