@@ -103,9 +103,21 @@ def test_markup_in_names_is_printed_as_text(shop, markup_text):
     assert markup_text in pdf_text(pdf_of(shop, order["id"]))
 
 
-def test_the_largest_order_an_order_can_hold_prints_its_whole_total(shop):
+def one_line_holding(text, amount):
+    """How many lines of the extracted ``text`` hold ``amount`` whole (one unbroken token)."""
+    return sum(amount in line for line in text.splitlines())
+
+
+@pytest.mark.parametrize("position, currency, shown", [
+    ("left", "USD", "$98,999,999,999,999.99"),
+    # The widest: a three-letter symbol and a space; this one is set smaller to fit its cell.
+    ("left_space", "CHF", "CHF 98,999,999,999,999.99"),
+])
+def test_the_largest_order_a_money_column_holds_prints_each_amount_on_one_line(shop, position, currency, shown):
     from storeplatform.api import Product
 
+    shop.set_option("store.currency", currency)
+    shop.set_option("store.currency_position", position)
     with shop.site.session() as s:
         dear = Product(name="Yacht", regular_price=Decimal("999999999999.9999"), meta={})
         s.add(dear)
@@ -113,7 +125,12 @@ def test_the_largest_order_an_order_can_hold_prints_its_whole_total(shop):
         dear_id = dear.id
     order = shop.order("completed", lines=[(dear_id, 99)])
     assert order["total"] == 98999999999999.9901
-    # Every digit, rounded half-up to the store's two places (a number this long wraps inside
-    # its table cell; the text joined again holds it whole).
-    text = pdf_text(pdf_of(shop, order["id"])).replace("\n", "").replace(" ", "")
-    assert "$1,000,000,000,000.00" in text and text.count("$98,999,999,999,999.99") == 3
+    # Every digit, rounded half-up to the store's two places, each amount whole on one line of
+    # its cell: line total, subtotal and total.
+    text = pdf_text(pdf_of(shop, order["id"]))
+    price = shown.replace("98,999,999,999,999.99", "1,000,000,000,000.00")
+    assert one_line_holding(text, shown) == 3, text
+    assert one_line_holding(text, price) == 1, text
+    shop.set_status(order["id"], "refunded")
+    text = pdf_text(pdf_of(shop, order["id"]))
+    assert one_line_holding(text, "-" + shown) == 3, text

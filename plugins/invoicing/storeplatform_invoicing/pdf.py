@@ -8,11 +8,18 @@ from reportlab.lib.enums import TA_RIGHT
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
 from storeplatform.api import CURRENCY_SYMBOLS, currency_format, format_money, site_options, site_timezone
 
 from .fonts import bundled_fonts, markup, site_font
+
+# Table cells have 6 points of padding on either side (reportlab's default).
+CELL_PADDING = 12
+# The amount columns widen for long amounts up to this share of the line, so the product names
+# keep room; an amount still wider (a long currency code) is set smaller to fit its cell.
+AMOUNT_SHARE, MAX_AMOUNT_SHARE = 0.19, 0.3
 
 TITLES = {"invoice": "Invoice", "receipt": "Receipt", "credit-note": "Credit note", "packing-slip": "Packing slip"}
 
@@ -96,11 +103,28 @@ def _build(order, document, generated, created, options, fmt, regular, bold, fal
 
     priced = document.document_type != "packing-slip"
     if priced:
+        subtotal = sum((li.total for li in order.line_items), Decimal(0))
+        # Every amount stays one unbroken line in its cell, however long the number: the amount
+        # columns are as wide as the widest amount needs (bold, as the total is set).
+        texts = [money(v) for li in order.line_items for v in (li.unit_price, li.total)]
+        texts += [money(subtotal), money(order.total)]
+        needed = max(stringWidth(text, bold, styles["head_right"].fontSize) for text in texts) + CELL_PADDING + 1
+        amount = min(max(width * AMOUNT_SHARE, needed), width * MAX_AMOUNT_SHARE)
+
+        def cash(value, style="right"):
+            text = money(value)
+            base = styles[style]
+            room = amount - CELL_PADDING - 1
+            if stringWidth(text, base.fontName, base.fontSize) > room:
+                size = base.fontSize * room / stringWidth(text, base.fontName, base.fontSize)
+                base = ParagraphStyle(f"{style}-fitted", parent=base, fontSize=size, leading=base.leading)
+            return Paragraph(markup(text, base.fontName, fallbacks), base)
+
         rows = [[p("Product", "head"), p("Quantity", "head_right"), p("Price", "head_right"),
                  p("Total", "head_right")]]
-        rows += [[p(li.name), p(str(li.quantity), "right"), p(money(li.unit_price), "right"),
-                  p(money(li.total), "right")] for li in order.line_items]
-        widths = [width * 0.49, width * 0.13, width * 0.19, width * 0.19]
+        rows += [[p(li.name), p(str(li.quantity), "right"), cash(li.unit_price), cash(li.total)]
+                 for li in order.line_items]
+        widths = [width * (1 - 0.13) - 2 * amount, width * 0.13, amount, amount]
     else:
         rows = [[p("Product", "head"), p("Quantity", "head_right")]]
         rows += [[p(li.name), p(str(li.quantity), "right")] for li in order.line_items]
@@ -111,12 +135,11 @@ def _build(order, document, generated, created, options, fmt, regular, bold, fal
         ("VALIGN", (0, 0), (-1, -1), "TOP"),
     ])))
     if priced:
-        subtotal = sum((li.total for li in order.line_items), Decimal(0))
         label = "Refund total" if credit else "Total"
-        totals = [[p("Subtotal", "right"), p(money(subtotal), "right")],
-                  [p(label, "head_right"), p(money(order.total), "head_right")]]
+        totals = [[p("Subtotal", "right"), cash(subtotal)],
+                  [p(label, "head_right"), cash(order.total, "head_right")]]
         story.append(Spacer(1, 3 * mm))
-        story.append(Table(totals, colWidths=[width * 0.81, width * 0.19], style=[
+        story.append(Table(totals, colWidths=[width - amount, amount], style=[
             ("LINEABOVE", (0, 1), (-1, 1), 0.8, colors.black)]))
 
     buffer = io.BytesIO()
