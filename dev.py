@@ -9,6 +9,7 @@ Extra arguments after ``test`` go to pytest; after ``serve`` to pserve (e.g. htt
 import glob
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -16,6 +17,9 @@ import venv
 ROOT = os.path.dirname(os.path.abspath(__file__))
 VENV = os.path.join(ROOT, ".venv")
 BIN = os.path.join(VENV, "Scripts" if os.name == "nt" else "bin")
+# Where `dev.py test` installs the test plugins: a folder of their own, on no path of the
+# environment that `serve` runs (only the test run adds it).
+TEST_PLUGINS = os.path.join(VENV, "test-plugins")
 
 
 def run(*cmd, **kwargs):
@@ -24,6 +28,8 @@ def run(*cmd, **kwargs):
 
 
 def install(test=False):
+    """Install the host and the plugins (editable) into ``.venv``, and with ``test`` the test
+    extras and, apart from it, the test plugins; pip runs only when a packaging file changed."""
     if sys.version_info < (3, 11):
         sys.exit("storeplatform needs Python 3.11 or newer")
     if not os.path.exists(os.path.join(BIN, "python")):
@@ -33,22 +39,46 @@ def install(test=False):
     setups = sorted(glob.glob(os.path.join(ROOT, "plugins", "*", "setup.py")))
     for setup in setups:
         targets += ["-e", os.path.dirname(setup)]
-    if test:
-        targets += ["-e", os.path.join(ROOT, "tests", "testplugin")]
-        setups.append(os.path.join(ROOT, "tests", "testplugin", "setup.py"))
     # The installs are editable: only what the packaging files say (dependencies, entry points)
     # needs pip again; a second run with none of them changed starts at once.
     stamp = os.path.join(VENV, f".installed-{'test' if test else 'serve'}")
     fingerprint = _fingerprint([os.path.join(ROOT, "setup.py"), os.path.join(ROOT, "pyproject.toml"), *setups],
                                targets)
-    if os.path.exists(stamp) and open(stamp).read() == fingerprint:
-        return python
-    status = run(python, "-m", "pip", "install", "-q", "--disable-pip-version-check", *targets)
-    if status:
-        sys.exit(status)
+    if not (os.path.exists(stamp) and open(stamp).read() == fingerprint):
+        _pip(python, "install", "-q", *targets)
+        # A .venv from before the test plugins were kept apart still has them: the site that
+        # `serve` runs would list them as installed plugins.
+        if glob.glob(os.path.join(VENV, "**", "site-packages", "*thirdparty?testplugin*"), recursive=True):
+            _pip(python, "uninstall", "-q", "-y", "storeplatform-thirdparty-testplugin")
+        with open(stamp, "w") as fh:
+            fh.write(fingerprint)
+    if test:
+        install_test_plugins(python)
+    return python
+
+
+def install_test_plugins(python):
+    """The test plugins (tests/testplugin) go into TEST_PLUGINS, not into the environment that
+    `serve` uses: the test run puts that folder on its path and on that of the commands it
+    starts (tests/conftest.py), where their entry points are found through their dist-info.
+    They are copied, not linked, so any change of theirs installs them again."""
+    source = os.path.join(ROOT, "tests", "testplugin")
+    files = sorted(path for path in glob.glob(os.path.join(source, "**", "*"), recursive=True)
+                   if os.path.isfile(path) and ".egg-info" not in path and "__pycache__" not in path)
+    stamp = os.path.join(VENV, ".installed-test-plugins")
+    fingerprint = _fingerprint(files, [source])
+    if os.path.exists(stamp) and open(stamp).read() == fingerprint and os.path.isdir(TEST_PLUGINS):
+        return
+    shutil.rmtree(TEST_PLUGINS, ignore_errors=True)
+    _pip(python, "install", "-q", "--no-deps", "--target", TEST_PLUGINS, source)
     with open(stamp, "w") as fh:
         fh.write(fingerprint)
-    return python
+
+
+def _pip(python, *args):
+    status = run(python, "-m", "pip", *args, "--disable-pip-version-check")
+    if status:
+        sys.exit(status)
 
 
 def _fingerprint(paths, targets):

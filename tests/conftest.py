@@ -1,7 +1,21 @@
 """Fixtures shared by every test: one fresh database per test run, emptied between tests."""
 import os
+import sys
+from pathlib import Path
 
 import pytest
+
+# The test plugins (tests/testplugin) are installed apart from the environment that `dev.py
+# serve` runs, in its folder `test-plugins` (dev.py's TEST_PLUGINS): this test run and every
+# command it starts (their environment is a copy of this one) find them there.
+TEST_PLUGINS = Path(sys.prefix) / "test-plugins"
+if not TEST_PLUGINS.is_dir():
+    sys.exit(f"The test plugins are not installed in {TEST_PLUGINS}: run python3 dev.py test "
+             "(or python3 -c 'import dev; dev.install(test=True)').")
+if str(TEST_PLUGINS) not in sys.path:
+    sys.path.insert(0, str(TEST_PLUGINS))
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(TEST_PLUGINS), *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(TEST_PLUGINS))])
 
 from storeplatform.plugins import available_plugins
 from storeplatform.testing import Site, TestDatabase

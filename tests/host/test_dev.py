@@ -1,0 +1,79 @@
+"""dev.py, the one-command set-up: the test plugins stay out of the environment that `serve`
+runs, and pip runs again only when a packaging file changed."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from storeplatform.testing import cli_environ
+
+ROOT = Path(__file__).resolve().parents[2]
+LIST_PLUGINS = "from storeplatform.plugins import available_plugins; print(' '.join(sorted(available_plugins())))"
+
+
+def plugins_seen(env):
+    done = subprocess.run([sys.executable, "-c", LIST_PLUGINS], env=env, capture_output=True, text=True, timeout=60,
+                          check=True)
+    return set(done.stdout.split())
+
+
+def test_the_serve_environment_does_not_see_the_test_plugins():
+    # What `dev.py serve` runs: the environment's own path, nothing of the test run's.
+    serve_env = {k: v for k, v in cli_environ().items() if k != "PYTHONPATH"}
+    served = plugins_seen(serve_env)
+    assert {"events", "invoicing", "pricecalc"} <= served
+    assert served.isdisjoint({"thirdparty", "thirdparty_tasks", "broken"}), served
+    # The test run and the commands it starts do see them.
+    assert {"thirdparty", "thirdparty_tasks", "broken"} <= plugins_seen(cli_environ())
+
+
+def scratch_checkout(tmp_path):
+    """A copy of dev.py with the packaging files it reads, and a fake .venv whose python
+    records how it was called instead of running pip."""
+    root = tmp_path / "checkout"
+    for name in ("setup.py", "pyproject.toml", "plugins/events/setup.py", "plugins/invoicing/setup.py",
+                 "tests/testplugin/setup.py", "tests/testplugin/sp_thirdparty/__init__.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(f"# {name}\n")
+    shutil.copy(ROOT / "dev.py", root / "dev.py")
+    python = root / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text('#!/bin/sh\necho "$@" >> "$(dirname "$0")/calls"\n'
+                      'case "$*" in *--target*) mkdir -p "$(dirname "$0")/../test-plugins";; esac\n')
+    python.chmod(0o755)
+    return root
+
+
+def install(root, test):
+    done = subprocess.run([sys.executable, "-c", f"import dev; dev.install(test={test})"], cwd=root,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    calls = root / ".venv" / "bin" / "calls"
+    lines = calls.read_text().splitlines() if calls.exists() else []
+    calls.unlink(missing_ok=True)
+    return lines
+
+
+def test_dev_install_runs_pip_only_when_a_packaging_file_changed(tmp_path):
+    root = scratch_checkout(tmp_path)
+    first = install(root, test=True)
+    assert len(first) == 2, first
+    assert first[0].startswith("-m pip install") and "-e .[test,production]" in first[0]
+    assert "testplugin" not in first[0]  # the test plugins never go into the environment
+    assert "--no-deps --target" in first[1] and first[1].endswith("tests/testplugin --disable-pip-version-check")
+    assert install(root, test=True) == []
+    # serve installs without the test extras (its own stamp), then is quiet too.
+    serve = install(root, test=False)
+    assert len(serve) == 1 and "-e .[production]" in serve[0] and "testplugin" not in serve[0]
+    assert install(root, test=False) == []
+    # A plugin's setup.py changed: the environment again, not the test plugins.
+    (root / "plugins" / "events" / "setup.py").write_text("# changed\n")
+    again = install(root, test=True)
+    assert len(again) == 1 and "-e .[test,production]" in again[0]
+    # A test plugin's file changed: only the test plugins again (they are copies).
+    (root / "tests" / "testplugin" / "sp_thirdparty" / "__init__.py").write_text("# changed\n")
+    again = install(root, test=True)
+    assert len(again) == 1 and "--target" in again[0]
+    assert install(root, test=True) == []
+    assert os.path.isdir(root / ".venv" / "test-plugins")
