@@ -44,7 +44,7 @@ def install(test=False):
     stamp = os.path.join(VENV, f".installed-{'test' if test else 'serve'}")
     fingerprint = _fingerprint([os.path.join(ROOT, "setup.py"), os.path.join(ROOT, "pyproject.toml"), *setups],
                                targets)
-    if not (os.path.exists(stamp) and open(stamp).read() == fingerprint):
+    if not _stamped(stamp, fingerprint):
         _pip(python, "install", "-q", *targets)
         # A .venv from before the test plugins were kept apart still has them: the site that
         # `serve` runs would list them as installed plugins.
@@ -67,7 +67,7 @@ def install_test_plugins(python):
                    if os.path.isfile(path) and ".egg-info" not in path and "__pycache__" not in path)
     stamp = os.path.join(VENV, ".installed-test-plugins")
     fingerprint = _fingerprint(files, [source])
-    if os.path.exists(stamp) and open(stamp).read() == fingerprint and os.path.isdir(TEST_PLUGINS):
+    if _stamped(stamp, fingerprint) and os.path.isdir(TEST_PLUGINS):
         return
     shutil.rmtree(TEST_PLUGINS, ignore_errors=True)
     _pip(python, "install", "-q", "--no-deps", "--target", TEST_PLUGINS, source)
@@ -79,6 +79,13 @@ def _pip(python, *args):
     status = run(python, "-m", "pip", *args, "--disable-pip-version-check")
     if status:
         sys.exit(status)
+
+
+def _stamped(stamp, fingerprint):
+    if not os.path.exists(stamp):
+        return False
+    with open(stamp) as fh:
+        return fh.read() == fingerprint
 
 
 def _fingerprint(paths, targets):

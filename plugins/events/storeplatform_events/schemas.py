@@ -3,7 +3,7 @@ The generic types (dates, times, ids, URLs) are the host's; the ones here are th
 import colander
 
 from storeplatform.api import (COLUMN_INT, POSITIVE_ID, POST_STATUSES, DateText, IdList, OptionalId,
-                               PaginationSchema, StrictBoolean, StrictInt, StrictString, TimeText, bound_check, is_url,
+                               PaginationSchema, RowId, StrictBoolean, StrictInt, StrictString, TimeText, bound_check, is_url,
                                not_blank, url_or_empty, valid_email, valid_timezone)
 
 from .models import ATTENDEE_STATUSES, EVENT_STATUSES, EVENT_TYPES
@@ -85,7 +85,7 @@ def typed_dates(raw):
 
 
 class CategoryIds(colander.SequenceSchema):
-    category = colander.SchemaNode(StrictInt(), validator=POSITIVE_ID)
+    category = colander.SchemaNode(RowId("categories"), validator=POSITIVE_ID)
 
 
 # --- bodies -------------------------------------------------------------------------------
@@ -109,9 +109,9 @@ class EventBody(colander.MappingSchema):
                                    description="HH:MM (default 23:59).")
     timezone = _text("timezone", "Time zone name (default the site's).", max_length=64, validator=valid_timezone)
     all_day = colander.SchemaNode(StrictBoolean(), missing=colander.drop)
-    venue_id = colander.SchemaNode(OptionalId(), missing=colander.drop, validator=known_reference,
+    venue_id = colander.SchemaNode(OptionalId("venues"), missing=colander.drop, validator=known_reference,
                                    description="Venue id; 0 or null for none.")
-    organizer_id = colander.SchemaNode(OptionalId(), missing=colander.drop, validator=known_reference,
+    organizer_id = colander.SchemaNode(OptionalId("organizers"), missing=colander.drop, validator=known_reference,
                                        description="Organizer id; 0 or null for none.")
     capacity = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=COLUMN_INT,
                                    description="Maximum attendees (0: not set).")

@@ -11,7 +11,7 @@ from decimal import Decimal
 
 import colander
 
-from storeplatform.api import StrictInt, json_body
+from storeplatform.api import RowId, json_body
 
 from .readmodel import CALCULATOR_TYPES
 from .validation import CONDITION, PRICING_RULE, SETTINGS, VARIABLE
@@ -43,12 +43,12 @@ class AnyJson(colander.Mapping):
 
 
 class CalculateBody(colander.MappingSchema):
-    product_id = colander.SchemaNode(StrictInt(), description="The product to price.")
+    product_id = colander.SchemaNode(RowId("products", error="invalid_product"), description="The product to price.")
     measurements = colander.SchemaNode(
         AnyJson(),
         description="Input name -> number (the field names of the product's calculator); "
                     "absent or incomplete: missing_measurements.")
-    variation_id = colander.SchemaNode(StrictInt(), missing=colander.drop,
+    variation_id = colander.SchemaNode(RowId("products", error="invalid_product"), missing=colander.drop,
                                        description="A variation of the product (variable products).")
 
 

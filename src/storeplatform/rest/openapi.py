@@ -7,7 +7,7 @@ import colander
 
 from .index import PLACEHOLDER, guard_allows
 from .namespaces import NAMESPACES_KEY
-from .types import DateText, DecimalText, IdList, StrictBoolean, StrictInt, StrictString, TimeText
+from .types import DateText, DecimalText, IdList, RowId, StrictBoolean, StrictInt, StrictString, TimeText
 
 ERROR_SCHEMA = {
     "type": "object",
@@ -125,6 +125,11 @@ def node_schema(node):
     else:
         schema = {}
     _apply_validators(schema, node.validator)
+    if isinstance(typ, RowId):
+        # A reference to a row: what it names, whether 0 means none, and the route's own error
+        # code for a missing row when it has one (else rest_invalid_param naming the field).
+        schema.setdefault("minimum", 0)
+        schema["x-references"] = {"to": typ.to, "zero_is_none": typ.none, "error": typ.error or "rest_invalid_param"}
     if node.description:
         schema["description"] = node.description
     return schema

@@ -113,16 +113,36 @@ class TimeText(colander.SchemaType):
         return cstruct.strip()
 
 
-class OptionalId(StrictInt):
-    """An id of another item, where null or 0 means "none" (returned as 0)."""
+class RowId(StrictInt):
+    """The id of a row a field refers to (``to``: what it names, e.g. ``"products"``). Every
+    reference of a body is of this type, so the OpenAPI document marks it (``x-references``)
+    and a sweep finds the references of every route, later ones too. The view checks that the
+    row exists as validation (a bound deferred validator): a missing row is a bad parameter,
+    or the route's own ``error`` code where its spec names one. ``none``: 0 means no reference."""
+
+    def __init__(self, to, *, none=False, error=None):
+        super().__init__()
+        self.to = to
+        self.none = none
+        self.error = error
 
     def deserialize(self, node, cstruct):
-        if cstruct is None:
-            return 0
         value = super().deserialize(node, cstruct)
         if value is not colander.null and value < 0:
             raise colander.Invalid(node, f"{value} is not a valid id")
         return value
+
+
+class OptionalId(RowId):
+    """An id of another item, where null or 0 means "none" (returned as 0)."""
+
+    def __init__(self, to, *, error=None):
+        super().__init__(to, none=True, error=error)
+
+    def deserialize(self, node, cstruct):
+        if cstruct is None:
+            return 0
+        return super().deserialize(node, cstruct)
 
 
 class IdList(colander.SchemaType):

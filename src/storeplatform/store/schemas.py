@@ -2,7 +2,7 @@
 import colander
 
 from ..rest import DecimalText, PaginationSchema, StrictInt, StrictString, make_partial
-from ..rest.types import bound_check, money_amount
+from ..rest.types import RowId, bound_check, money_amount
 from .orders import BILLING_FIELDS, STATUSES as ORDER_STATUSES, line_problems
 from .products import STATUSES as PRODUCT_STATUSES, TYPES as PRODUCT_TYPES
 
@@ -21,7 +21,7 @@ class ProductBody(colander.MappingSchema):
     type = colander.SchemaNode(StrictString(), missing="simple",
                                validator=product_rule(colander.OneOf(PRODUCT_TYPES)))
     status = colander.SchemaNode(StrictString(), missing="publish", validator=colander.OneOf(PRODUCT_STATUSES))
-    parent_id = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=product_rule(colander.Range(min=0)),
+    parent_id = colander.SchemaNode(RowId("products", none=True), missing=colander.drop, validator=product_rule(),
                                     description="Parent of a variation.")
     regular_price = colander.SchemaNode(DecimalText(), missing=colander.drop, validator=money_amount)
     sale_price = colander.SchemaNode(DecimalText(), missing=colander.drop, validator=money_amount)
@@ -74,7 +74,7 @@ def existing_user(node, kw):
 class LineItem(colander.MappingSchema):
     validator = orderable
 
-    product_id = colander.SchemaNode(StrictInt())
+    product_id = colander.SchemaNode(RowId("products"))
     quantity = colander.SchemaNode(StrictInt(), missing=1, validator=colander.Range(min=1, max=100000))
 
 
@@ -95,7 +95,7 @@ class OrderBody(colander.MappingSchema):
     currency = colander.SchemaNode(StrictString(), missing=colander.drop,
                                    validator=colander.Regex(r"^[A-Z]{3}$", "must be a three-letter code"))
     billing = Billing(missing=colander.drop)
-    customer_id = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=existing_user)
+    customer_id = colander.SchemaNode(RowId("users", none=True), missing=colander.drop, validator=existing_user)
     line_items = LineItems(validator=colander.Length(min=1, max=500))
 
 
