@@ -1,6 +1,8 @@
 """Property-based run over every route the site serves: schemathesis reads the OpenAPI document
 the site generates (``GET {rest_root}/openapi.json``) and sends generated requests, valid and
-invalid, with the credentials of an administrator, through the WSGI app.
+invalid, with the credentials of an administrator, through the WSGI app: each operation on its
+own, then schemathesis' stateful phase (scenarios that follow the document's links, so that
+created ids reach the routes of their item).
 
 Checks: no 5xx, and every error answer has the one error body whose ``data.status`` is the HTTP
 status. Runs on both backends like every test.
@@ -68,3 +70,41 @@ def test_every_route_answers_without_server_errors(fuzz_site, namespace):
             except Exception as exc:  # collect every failing operation, report them together
                 failures[f"{operation.label} ({mode.value})"] = str(exc)[:800]
     assert failures == {}
+
+
+# Scenarios per namespace and calls per scenario of the stateful phase.
+STATEFUL_SCENARIOS = int(os.environ.get("SP_FUZZ_SCENARIOS", "30"))
+STATEFUL_STEPS = 6
+# The namespaces whose document has links (a POST collection beside its /{id} routes).
+LINKED = ["store/v1", "events/v1"]
+
+
+def linked_namespaces(doc):
+    return {operation["tags"][0] for item in doc["paths"].values() for operation in item.values()
+            if any(answer.get("links") for answer in operation["responses"].values())}
+
+
+@pytest.mark.parametrize("namespace", LINKED)
+def test_stateful_links_where_ids_flow(fuzz_site, namespace):
+    """schemathesis' stateful phase: a state machine over the document's links, where the id
+    a ``POST`` collection answers with flows into the routes of that item (``/x/{id}``), with
+    the same checks on every call of every scenario."""
+    headers = fuzz_site.headers_for("administrator")
+    assert linked_namespaces(fuzz_site.app.get("/api/openapi.json", headers=headers).json) == set(LINKED)
+    schema = schemathesis.openapi.from_wsgi("/api/openapi.json", fuzz_site.wsgi).include(tag=namespace)
+    calls = []
+
+    class Scenarios(schema.as_state_machine()):
+        def get_call_kwargs(self, case):
+            return {"headers": headers}
+
+        def validate_response(self, response, case, additional_checks=None, **kwargs):
+            calls.append((case.operation.label, case.path_parameters, response.status_code))
+            case.validate_response(response, checks=[no_server_error, error_body_shape], transport_kwargs=kwargs)
+
+    Scenarios.run(settings=hypothesis.settings(
+        max_examples=STATEFUL_SCENARIOS, stateful_step_count=STATEFUL_STEPS, deadline=None, database=None,
+        derandomize=True, suppress_health_check=list(hypothesis.HealthCheck), phases=[hypothesis.Phase.generate]))
+    # Ids flowed: a route of one item was called with an id a create had answered, and found it.
+    created = {path.get("id") for label, path, status in calls if "{id}" in label and status < 300}
+    assert created - {None}, calls[:20]
