@@ -61,6 +61,8 @@ def test_topics_are_public_and_list_the_twelve_topics(wh):
     ({"name": "A", "url": "http://127.0.0.1:99999/", "topic": "event.created"}, {"url"}),
     ({"name": "A", "url": "http://" + "a" * 2000 + ".com/", "topic": "event.created"}, {"url"}),
     ({"name": "A", "url": ["http://127.0.0.1/"], "topic": "event.created"}, {"url"}),
+    # The URL's rules (the site's webhook settings) are reported with every other bad field.
+    ({"name": "", "url": "ftp://127.0.0.1/", "topic": "event.*", "status": "on"}, {"name", "url", "topic", "status"}),
 ])
 def test_invalid_bodies_are_rest_invalid_param_and_store_nothing(wh, body, bad):
     res = wh.post("/webhooks", body, status=400)
@@ -219,6 +221,8 @@ def test_public_address_accepted_and_put_checked_too(strict):
     hook = strict.webhook("event.created", "https://93.184.215.14/hook")
     res = strict.put(f"/webhooks/{hook['id']}", {"url": "http://localhost/"}, status=400)
     assert set(assert_error(res, 400, "rest_invalid_param")["data"]["params"]) == {"url"}
+    res = strict.put(f"/webhooks/{hook['id']}", {"url": "http://localhost/", "topic": "x"}, status=400)
+    assert set(assert_error(res, 400, "rest_invalid_param")["data"]["params"]) == {"url", "topic"}
     assert strict.get(f"/webhooks/{hook['id']}", headers=strict.admin).json["url"] == "https://93.184.215.14/hook"
 
 

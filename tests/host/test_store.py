@@ -178,6 +178,11 @@ def test_settings_put_is_all_or_nothing(shop):
     assert values["store.currency"] == "USD"
     res = shop.app.put_json("/api/store/v1/settings/store", {"site.title": "x"}, headers=admin, status=400)
     assert list(assert_error(res, 400, "rest_invalid_param")["data"]["params"]) == ["site.title"]
+    # A key of another section and a bad value come back together.
+    res = shop.app.put_json("/api/store/v1/settings/store", {"site.title": "x", "store.decimals": "ten",
+                                                              "store.currency": "EUR"}, headers=admin, status=400)
+    assert set(assert_error(res, 400, "rest_invalid_param")["data"]["params"]) == {"site.title", "store.decimals"}
+    assert {o["id"]: o["value"] for o in shop.app.get("/api/store/v1/settings/store", headers=admin).json} == values
 
 
 def test_currency_options_format_prices(shop):

@@ -4,16 +4,32 @@ import colander
 from storeplatform.api import PaginationSchema, StrictString, make_partial, not_blank
 
 from .models import WEBHOOK_STATUSES
+from .targets import url_problem
 from .topics import TOPICS
 
 MAX_NAME = 200
 MAX_SECRET = 255
 
 
+@colander.deferred
+def allowed_url(node, kw):
+    """A URL the site may deliver to (``policy``: the site's webhook settings, which the views
+    bind), checked beside the other fields so that every bad parameter is reported at once."""
+    policy = kw["policy"]
+
+    def validate(field, value):
+        problem = url_problem(value.strip(), policy)
+        if problem:
+            raise colander.Invalid(field, f"url {problem}")
+
+    return validate
+
+
 class WebhookBody(colander.MappingSchema):
     name = colander.SchemaNode(StrictString(), validator=colander.All(colander.Length(max=MAX_NAME), not_blank),
                                description="Reference name.")
-    url = colander.SchemaNode(StrictString(), description="Delivery URL (http or https; HTTPS advised).")
+    url = colander.SchemaNode(StrictString(), validator=allowed_url,
+                              description="Delivery URL (http or https; HTTPS advised).")
     topic = colander.SchemaNode(StrictString(), validator=colander.OneOf(list(TOPICS)),
                                 description="Exactly one topic (see GET /webhooks/topics).")
     secret = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.Length(max=MAX_SECRET),

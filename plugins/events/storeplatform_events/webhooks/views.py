@@ -6,7 +6,7 @@ import uuid
 
 from sqlalchemy import delete, or_, select
 
-from storeplatform.api import InvalidParams, Service, get_or_404, local_datetime, paginate, site_timezone, utcnow
+from storeplatform.api import Service, get_or_404, local_datetime, paginate, site_timezone, utcnow
 
 from ..errors import WEBHOOK_INVALID_ID
 from ..queries import ilike
@@ -17,7 +17,6 @@ from .outbox import record
 from .payloads import envelope_body, local_timestamp
 from .schemas import WebhookBody, WebhookListQuery, webhook_update
 from .settings import webhook_policy
-from .targets import url_problem
 from .topics import TEST_TOPIC, topics_json
 
 SECRET_ALPHABET = string.ascii_letters + string.digits
@@ -49,11 +48,9 @@ def webhook_json(item, tz):
     }
 
 
-def _check_url(request, url):
-    problem = url_problem(url.strip(), webhook_policy(request.registry))
-    if problem:
-        raise InvalidParams({"url": f"url {problem}"})
-    return url.strip()
+def url_policy(request):
+    """The bindings of a webhook body: the site's webhook settings, which the URL is checked with."""
+    return {"policy": webhook_policy(request.registry)}
 
 
 def _load(request):
@@ -74,11 +71,11 @@ def list_webhooks(request):
     return [webhook_json(w, tz) for w in paginate(request, stmt.order_by(Webhook.id))]
 
 
-@webhooks.post(permission="manage_options", body=WebhookBody())
+@webhooks.post(permission="manage_options", body=WebhookBody(), bind=url_policy)
 def create_webhook(request):
     v = request.validated
     now = utcnow()
-    item = Webhook(name=v["name"].strip(), url=_check_url(request, v["url"]), topic=v["topic"],
+    item = Webhook(name=v["name"].strip(), url=v["url"].strip(), topic=v["topic"],
                    secret=v.get("secret") or new_secret(), status=v["status"], failures=0,
                    created_at=now, updated_at=now)
     request.db.add(item)
@@ -93,12 +90,12 @@ def get_webhook(request):
     return webhook_json(_load(request), site_timezone(request.db))
 
 
-@webhook.put(permission="manage_options", body=webhook_update())
+@webhook.put(permission="manage_options", body=webhook_update(), bind=url_policy)
 def update_webhook(request):
     item = _load(request)
     v = request.validated
     if "url" in v:
-        item.url = _check_url(request, v["url"])
+        item.url = v["url"].strip()
     if "name" in v:
         item.name = v["name"].strip()
     if "topic" in v:

@@ -30,15 +30,16 @@ def put_section(request):
     specs = {spec.key: spec for spec in _section_specs(request)}
     errors = {key: f"not an option of section {request.matchdict['section']}"
               for key in request.validated if key not in specs}
-    if errors:
-        raise InvalidParams(errors)
     for key, value in request.validated.items():
+        if key in errors:
+            continue
         try:
             set_option(request.db, key, value)
         except OptionError as exc:
             errors[key] = str(exc)
     if errors:
-        # Nothing half-written: the transaction is aborted with the error.
+        # Every bad key and value at once; nothing half-written: the transaction is aborted
+        # with the error.
         raise InvalidParams(errors)
     values = request.site_options
     return [_option_json(spec, values[spec.key]) for spec in specs.values()]
