@@ -14,8 +14,8 @@ if not TEST_PLUGINS.is_dir():
              "(or python3 -c 'import dev; dev.install(test=True)').")
 if str(TEST_PLUGINS) not in sys.path:
     sys.path.insert(0, str(TEST_PLUGINS))
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    [str(TEST_PLUGINS), *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(TEST_PLUGINS))])
+_others = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(TEST_PLUGINS)]
+os.environ["PYTHONPATH"] = os.pathsep.join([str(TEST_PLUGINS), *_others])
 
 from storeplatform.plugins import available_plugins
 from storeplatform.testing import Site, TestDatabase

@@ -35,8 +35,8 @@ from .queue import Periodic, TaskContext, enqueue_after_commit, enqueue_now
 from .rest import PaginationSchema, Service, deserialize, frozen, json_body, kept_page, make_partial, paginate
 from .rest.urls import site_rest_url, site_url
 from .rest.types import (COLUMN_INT, POSITIVE_ID, DateText, DecimalText, IdList, OptionalId, RowId, StrictBoolean,
-                         StrictInt, StrictString, TimeText, bound_check, is_url, money_amount, not_blank, once, url_or_empty,
-                         valid_email, valid_timezone)
+                         StrictInt, StrictString, TimeText, bound_check, is_url, money_amount, not_blank, once,
+                         url_or_empty, valid_email, valid_timezone)
 from .store.content import POST_STATUSES, delete_post, local_datetime, set_post_terms, slugify, trash_post, unique_slug
 from .store.models import Order, OrderItem, Post, PostTerm, Product, Term, User
 from .store.money import CURRENCY_SYMBOLS, currency_format, format_money, round_money
@@ -56,9 +56,9 @@ __all__ = [
     "rendered_json",
     "Service", "site_url", "site_rest_url", "PaginationSchema", "paginate", "kept_page", "frozen", "deserialize", "json_body", "make_partial",
     # schema types and validators
-    "StrictBoolean", "StrictInt", "StrictString", "DecimalText", "DateText", "TimeText", "OptionalId", "RowId", "IdList",
-    "COLUMN_INT", "POSITIVE_ID", "money_amount", "not_blank", "is_url", "url_or_empty", "valid_email", "valid_timezone",
-    "bound_check", "once",
+    "StrictBoolean", "StrictInt", "StrictString", "DecimalText", "DateText", "TimeText", "OptionalId", "RowId",
+    "IdList", "COLUMN_INT", "POSITIVE_ID", "money_amount", "not_blank", "is_url", "url_or_empty", "valid_email",
+    "valid_timezone", "bound_check", "once",
     # values
     "parse_bool", "parse_decimal", "id_in_range", "INT_MAX", "TRUE_WORDS", "FALSE_WORDS",
     # auth

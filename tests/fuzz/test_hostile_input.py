@@ -272,7 +272,8 @@ def test_references_to_no_row_are_bad_params_on_every_route(hostile):
     # code of their own): the rest of a valid body, so that the reference alone is wrong.
     app.post_json(f"/api/pricecalc/v1/products/{variable}/calculator",
                   {"calculator_type": "area", "settings": {"pricing_unit": "sq ft"}}, headers=admin, status=200)
-    valid_rest = {("POST", "/pricecalc/v1/calculate"): {"product_id": variable, "measurements": {"length": 2, "width": 3}}}
+    valid_rest = {("POST", "/pricecalc/v1/calculate"): {"product_id": variable,
+                                                         "measurements": {"length": 2, "width": 3}}}
     before = every_row(hostile)
     swept = set()
     for method, path, operation in operations(hostile.doc, body=True):

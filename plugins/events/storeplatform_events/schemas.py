@@ -3,8 +3,8 @@ The generic types (dates, times, ids, URLs) are the host's; the ones here are th
 import colander
 
 from storeplatform.api import (COLUMN_INT, POSITIVE_ID, POST_STATUSES, DateText, IdList, OptionalId,
-                               PaginationSchema, RowId, StrictBoolean, StrictInt, StrictString, TimeText, bound_check, is_url,
-                               not_blank, url_or_empty, valid_email, valid_timezone)
+                               PaginationSchema, RowId, StrictBoolean, StrictInt, StrictString, TimeText, bound_check,
+                               is_url, not_blank, url_or_empty, valid_email, valid_timezone)
 
 from .models import ATTENDEE_STATUSES, EVENT_STATUSES, EVENT_TYPES
 

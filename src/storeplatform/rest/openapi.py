@@ -128,7 +128,6 @@ def node_schema(node):
     if isinstance(typ, RowId):
         # A reference to a row: what it names, whether 0 means none, and the route's own error
         # code for a missing row when it has one (else rest_invalid_param naming the field).
-        schema.setdefault("minimum", 0)
         schema["x-references"] = {"to": typ.to, "zero_is_none": typ.none, "error": typ.error or "rest_invalid_param"}
     if node.description:
         schema["description"] = node.description

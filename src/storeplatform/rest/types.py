@@ -126,12 +126,6 @@ class RowId(StrictInt):
         self.none = none
         self.error = error
 
-    def deserialize(self, node, cstruct):
-        value = super().deserialize(node, cstruct)
-        if value is not colander.null and value < 0:
-            raise colander.Invalid(node, f"{value} is not a valid id")
-        return value
-
 
 class OptionalId(RowId):
     """An id of another item, where null or 0 means "none" (returned as 0)."""
@@ -142,7 +136,10 @@ class OptionalId(RowId):
     def deserialize(self, node, cstruct):
         if cstruct is None:
             return 0
-        return super().deserialize(node, cstruct)
+        value = super().deserialize(node, cstruct)
+        if value is not colander.null and value < 0:
+            raise colander.Invalid(node, f"{value} is not a valid id")
+        return value
 
 
 class IdList(colander.SchemaType):

@@ -21,7 +21,8 @@ class ProductBody(colander.MappingSchema):
     type = colander.SchemaNode(StrictString(), missing="simple",
                                validator=product_rule(colander.OneOf(PRODUCT_TYPES)))
     status = colander.SchemaNode(StrictString(), missing="publish", validator=colander.OneOf(PRODUCT_STATUSES))
-    parent_id = colander.SchemaNode(RowId("products", none=True), missing=colander.drop, validator=product_rule(),
+    parent_id = colander.SchemaNode(RowId("products", none=True), missing=colander.drop,
+                                    validator=product_rule(colander.Range(min=0)),
                                     description="Parent of a variation.")
     regular_price = colander.SchemaNode(DecimalText(), missing=colander.drop, validator=money_amount)
     sale_price = colander.SchemaNode(DecimalText(), missing=colander.drop, validator=money_amount)
