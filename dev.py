@@ -63,8 +63,9 @@ def install_test_plugins(python):
     starts (tests/conftest.py), where their entry points are found through their dist-info.
     They are copied, not linked, so any change of theirs installs them again."""
     source = os.path.join(ROOT, "tests", "testplugin")
+    # Their sources only: pip's build leaves build/ and *.egg-info beside them.
     files = sorted(path for path in glob.glob(os.path.join(source, "**", "*"), recursive=True)
-                   if os.path.isfile(path) and ".egg-info" not in path and "__pycache__" not in path)
+                   if os.path.isfile(path) and not _made_by_builds(os.path.relpath(path, source)))
     stamp = os.path.join(VENV, ".installed-test-plugins")
     fingerprint = _fingerprint(files, [source])
     if _stamped(stamp, fingerprint) and os.path.isdir(TEST_PLUGINS):
@@ -73,6 +74,11 @@ def install_test_plugins(python):
     _pip(python, "install", "-q", "--no-deps", "--target", TEST_PLUGINS, source)
     with open(stamp, "w") as fh:
         fh.write(fingerprint)
+
+
+def _made_by_builds(relative):
+    parts = relative.split(os.sep)
+    return parts[0] == "build" or any(part.endswith(".egg-info") or part == "__pycache__" for part in parts)
 
 
 def _pip(python, *args):

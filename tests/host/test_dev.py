@@ -75,5 +75,9 @@ def test_dev_install_runs_pip_only_when_a_packaging_file_changed(tmp_path):
     (root / "tests" / "testplugin" / "sp_thirdparty" / "__init__.py").write_text("# changed\n")
     again = install(root, test=True)
     assert len(again) == 1 and "--target" in again[0]
+    # What pip's build leaves beside the sources is not a change.
+    for made in ("build/lib/sp_thirdparty/__init__.py", "x.egg-info/PKG-INFO", "sp_thirdparty/__pycache__/a.pyc"):
+        (root / "tests" / "testplugin" / made).parent.mkdir(parents=True, exist_ok=True)
+        (root / "tests" / "testplugin" / made).write_text("built\n")
     assert install(root, test=True) == []
     assert os.path.isdir(root / ".venv" / "test-plugins")
