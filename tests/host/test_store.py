@@ -211,3 +211,31 @@ def test_order_created_action_fires_once_in_the_creating_transaction(make_site):
 
     with site.session() as s:
         assert recorded(s) == [f"order_created:{o['id']}:processing"]
+
+
+def test_an_option_set_for_the_first_time_by_two_transactions_at_once(shop):
+    """The second waits for the first and updates the row: no read-then-insert race (409)."""
+    import threading
+
+    from storeplatform.api import set_option, site_options, site_transaction
+
+    registry = shop.registry
+    second = {}
+    with site_transaction(registry) as first:
+        set_option(first, "store.currency", "EUR")  # inserted, not committed yet
+
+        def other():
+            try:
+                with site_transaction(registry) as session:
+                    set_option(session, "store.currency", "GBP")
+                second["done"] = True
+            except Exception as exc:  # reported below, with its type
+                second["error"] = repr(exc)
+
+        thread = threading.Thread(target=other)
+        thread.start()
+        thread.join(0.5)  # it waits for the first transaction's row
+    thread.join(30)
+    assert second == {"done": True}
+    with site_transaction(registry) as session:
+        assert site_options(session)["store.currency"] == "GBP"

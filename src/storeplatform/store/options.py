@@ -3,6 +3,8 @@ in the ``options`` table, kept per process until one of them changes."""
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from sqlalchemy.exc import IntegrityError
+
 from ..db import registry_of
 from ..db.generations import cached_by_generation, stored_options
 from ..values import parse_bool, parse_decimal
@@ -109,8 +111,14 @@ def set_option(session, key, value):
     value = coerce(specs[key], value)
     row = session.get(Option, key)
     if row is None:
-        session.add(Option(key=key, value=value))
-    else:
+        try:
+            # Two transactions setting an option for the first time at once both find no row;
+            # the database lets one insert it and the other (after waiting) update it.
+            with session.begin_nested():
+                session.add(Option(key=key, value=value))
+        except IntegrityError:
+            row = session.get(Option, key)
+    if row is not None:
         row.value = value
     session.flush()
     session.info.pop("options", None)
