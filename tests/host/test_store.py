@@ -217,6 +217,8 @@ def test_an_option_set_for_the_first_time_by_two_transactions_at_once(shop):
     """The second waits for the first and updates the row: no read-then-insert race (409)."""
     import threading
 
+    from sqlalchemy.exc import SQLAlchemyError
+
     from storeplatform.api import set_option, site_options, site_transaction
 
     registry = shop.registry
@@ -229,7 +231,7 @@ def test_an_option_set_for_the_first_time_by_two_transactions_at_once(shop):
                 with site_transaction(registry) as session:
                     set_option(session, "store.currency", "GBP")
                 second["done"] = True
-            except Exception as exc:  # reported below, with its type
+            except SQLAlchemyError as exc:  # reported below, with its type
                 second["error"] = repr(exc)
 
         thread = threading.Thread(target=other)
