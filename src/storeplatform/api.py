@@ -37,6 +37,7 @@ from .rest.urls import site_rest_url, site_url
 from .rest.types import (COLUMN_INT, POSITIVE_ID, DateText, DecimalText, IdList, OptionalId, RowId, StrictBoolean,
                          StrictInt, StrictString, TimeText, bound_check, is_url, money_amount, not_blank, once,
                          url_or_empty, valid_email, valid_timezone)
+from .settings import SettingsError
 from .store.content import POST_STATUSES, delete_post, local_datetime, set_post_terms, slugify, trash_post, unique_slug
 from .store.models import Order, OrderItem, Post, PostTerm, Product, Term, User
 from .store.money import CURRENCY_SYMBOLS, currency_format, format_money, round_money
@@ -71,6 +72,8 @@ __all__ = [
     "User", "Post", "Term", "PostTerm", "Product", "Order", "OrderItem",
     "POST_STATUSES", "slugify", "unique_slug", "trash_post", "delete_post", "set_post_terms", "local_datetime",
     "ORDER_STATUSES", "PAID_STATUSES", "create_order", "set_order_status", "current_price", "sale_is_active",
+    # settings: raise SettingsError("key must be ..., not 'x'") for a bad ini value (start-up stops with that line)
+    "SettingsError",
     # options and money
     "OptionSpec", "OptionError", "site_options", "set_option", "site_timezone",
     "CURRENCY_SYMBOLS", "currency_format", "format_money", "round_money",

@@ -94,3 +94,31 @@ def evt_rest_prepare_organizer(data, post, request):
 @hookspec
 def evt_rest_prepare_attendee(data, attendee, request):
     """Filter: the JSON of an attendee (``attendee`` is the record as a dict) before it is returned."""
+
+
+# --- the alternate variant (``events.api_variant = alternate``) -------------------------------
+
+@hookspec
+def evt_rest_speaker_created(post_id, request):
+    """Action: a speaker was created."""
+
+
+@hookspec
+def evt_rest_speaker_updated(post_id, request):
+    """Action: a speaker was updated."""
+
+
+@hookspec
+def evt_rest_speaker_deleted(post_id, force):
+    """Action: a speaker was trashed or deleted for good."""
+
+
+@hookspec
+def evt_rest_prepare_speaker(data, post, request):
+    """Filter: the JSON of a speaker before it is returned."""
+
+
+@hookspec
+def evt_rest_event_response(data, post, request):
+    """Filter: the JSON of an event of the alternate variant (its own shape) before it is
+    returned; the alternate variant's counterpart of ``evt_rest_prepare_event``."""

@@ -1,4 +1,4 @@
-"""Tables of the events plugin. Events, venues and organizers are host posts; their own fields
+"""Tables of the events plugin. Events, venues, organizers and speakers are host posts; their own fields
 live here, one row per post (keyed by the post id), so that lists filter and sort in SQL."""
 from sqlalchemy import JSON, Boolean, Date, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
@@ -8,6 +8,7 @@ from storeplatform.api import Base, UTCDateTime, utcnow
 EVENT_TYPE = "evt_event"
 VENUE_TYPE = "evt_venue"
 ORGANIZER_TYPE = "evt_organizer"
+SPEAKER_TYPE = "evt_speaker"
 CATEGORY_TAXONOMY = "evt_category"
 
 EVENT_STATUSES = ("scheduled", "cancelled", "postponed", "sold-out")
@@ -66,6 +67,20 @@ class OrganizerDetails(Base):
     facebook: Mapped[str] = mapped_column(Text, default="")
     twitter: Mapped[str] = mapped_column(Text, default="")
     linkedin: Mapped[str] = mapped_column(Text, default="")
+
+
+class SpeakerDetails(Base):
+    """A speaker's own fields (the alternate variant's speakers route; name and bio are the post's
+    title and content)."""
+
+    __tablename__ = "evt_speakers"
+
+    post_id: Mapped[int] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True)
+    job_title: Mapped[str] = mapped_column(String(200), default="")
+    company: Mapped[str] = mapped_column(String(200), default="")
+    email: Mapped[str] = mapped_column(String(200), default="")
+    website: Mapped[str] = mapped_column(Text, default="")
+    photo: Mapped[str] = mapped_column(Text, default="")
 
 
 # Bookkeeping of the plugin, not part of the attendee record hooks and webhooks see.

@@ -33,10 +33,16 @@ def storeplatform_site_options():
 
 @hookimpl
 def storeplatform_includeme(config):
-    from . import models, views, webhooks  # noqa: F401  (tables on the shared metadata)
+    from . import models, webhooks  # noqa: F401  (tables on the shared metadata)
+    from .variant import ALTERNATE, api_variant
 
-    views.includeme(config)
     webhooks.includeme(config)
+    # The variant of events/v1 the site serves (an unknown value stops start-up).
+    if api_variant(config.registry.settings) == ALTERNATE:
+        from .alternate import includeme
+    else:
+        from .views import includeme
+    includeme(config)
     from . import page
 
     page.includeme(config)

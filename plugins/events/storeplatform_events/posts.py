@@ -1,4 +1,4 @@
-"""Create, update and delete events, venues and organizers (host posts plus their detail row).
+"""Create, update and delete events, venues, organizers and speakers (host posts plus their detail row).
 
 Used by the REST views, the CLI and demo data alike, so that each action fires once per
 change wherever the change comes from.
@@ -12,8 +12,8 @@ from storeplatform.api import (InvalidParams, Post, Term, delete_post, id_in_ran
 
 from . import actions, queries
 from .tickets import cancel_event_tickets
-from .models import (CATEGORY_TAXONOMY, EVENT_TYPE, ORGANIZER_TYPE, VENUE_TYPE, EventDetails, OrganizerDetails,
-                     VenueDetails)
+from .models import (CATEGORY_TAXONOMY, EVENT_TYPE, ORGANIZER_TYPE, SPEAKER_TYPE, VENUE_TYPE, EventDetails,
+                     OrganizerDetails, SpeakerDetails, VenueDetails)
 
 
 @dataclass(frozen=True)
@@ -24,15 +24,20 @@ class Kind:
     title_field: str     # the body field that is the post title
     fields: tuple        # fields of the detail row
     collection: str      # URL segment
+    statuses: bool = False   # has a writable post status (publishing needs publish_posts)
 
 
 EVENT = Kind("event", EVENT_TYPE, EventDetails, "title",
              ("start_date", "start_time", "end_date", "end_time", "timezone", "all_day", "venue_id", "organizer_id",
-              "capacity", "event_status", "event_type", "virtual_url", "featured", "featured_image"), "events")
+              "capacity", "event_status", "event_type", "virtual_url", "featured", "featured_image"), "events",
+             statuses=True)
 VENUE = Kind("venue", VENUE_TYPE, VenueDetails, "name",
              ("address", "city", "state", "country", "postal", "capacity", "phone", "email", "website"), "venues")
 ORGANIZER = Kind("organizer", ORGANIZER_TYPE, OrganizerDetails, "name",
                  ("phone", "email", "website", "facebook", "twitter", "linkedin"), "organizers")
+# Served by the alternate variant only; the bio is the post's content.
+SPEAKER = Kind("speaker", SPEAKER_TYPE, SpeakerDetails, "name",
+               ("job_title", "company", "email", "website", "photo"), "speakers", statuses=True)
 
 
 def reference_problems(session, values):

@@ -69,7 +69,13 @@ def event_json(request, post, details, tz, embed=None):
 
 
 def venue_json(request, post, details, tz, event_count):
-    data = {
+    return apply_filters(request.hooks.evt_rest_prepare_venue, venue_fields(request, post, details, tz, event_count),
+                         post=post, request=request)
+
+
+def venue_fields(request, post, details, tz, event_count):
+    """A venue's JSON before its filter (the alternate variant renames a field first)."""
+    return {
         "id": post.id,
         "name": post.title,
         "slug": post.slug,
@@ -87,7 +93,6 @@ def venue_json(request, post, details, tz, event_count):
         "event_count": event_count,
         "_links": _links(request, "venues", post.id),
     }
-    return apply_filters(request.hooks.evt_rest_prepare_venue, data, post=post, request=request)
 
 
 def organizer_json(request, post, details, tz, event_count):

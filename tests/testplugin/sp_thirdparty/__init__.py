@@ -22,7 +22,9 @@ def get_speakers(request):
 @hookimpl
 def storeplatform_includeme(config):
     config.add_rest_services(ping)
-    if plugin_enabled(config.registry, "events"):
+    # The alternate variant of events/v1 serves speakers of its own.
+    if plugin_enabled(config.registry, "events") and \
+            config.registry.settings.get("events.api_variant", "standard") != "alternate":
         config.add_rest_services(speakers)
 
 

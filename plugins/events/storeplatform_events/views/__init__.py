@@ -1,8 +1,10 @@
-"""The REST namespace ``events/v1``: its policies, its services (in the order of the schema
-index) and the one place where the check-in's domain error becomes a REST error."""
+"""The REST namespace ``events/v1`` as the standard variant serves it: its policies, its services
+(in the order of the schema index) and the one place where the check-in's domain error becomes
+a REST error. ``alternate/`` serves the other variant."""
 from ..checkin import TicketError
 from ..errors import API_DISABLED, REST_FORBIDDEN
 from ..serialize import NAMESPACE
+from ..webhooks import views as webhook_views
 from . import attendees, calendar, checkin, posts, tickets
 
 
@@ -15,5 +17,5 @@ def includeme(config):
     config.add_rest_namespace(
         NAMESPACE, unauthenticated_code=REST_FORBIDDEN.code, forbidden_code=REST_FORBIDDEN.code, guard=api_guard,
         description="Event ticketing: events, venues, organizers, attendees, check-in, calendar.")
-    config.add_rest_services(posts, attendees, checkin, calendar, tickets)
+    config.add_rest_services(posts, attendees, checkin, calendar, tickets, webhook_views)
     config.add_error_translation(TicketError, lambda exc: exc.error(exc.message))

@@ -52,13 +52,18 @@ def calendar_events(request, *conditions, category=None, limit=None):
     return [calendar_event_json(options, site, row, categories.get(row.id, [])) for row in rows]
 
 
+def month_of(request, v):
+    """(year, month, first day, last day) of ``year``/``month`` in ``v``, each left out being the
+    current one in the site time zone."""
+    now = datetime.now(site_timezone(request.db))
+    year, month = v.get("year", now.year), v.get("month", now.month)
+    return year, month, date(year, month, 1), date(year, month, pycalendar.monthrange(year, month)[1])
+
+
 @month_route.get(query=schemas.MonthQuery())
 def get_month(request):
     v = request.validated
-    now = datetime.now(site_timezone(request.db))
-    year, month = v.get("year", now.year), v.get("month", now.month)
-    first = date(year, month, 1)
-    last = date(year, month, pycalendar.monthrange(year, month)[1])
+    year, month, first, last = month_of(request, v)
     events = calendar_events(request, EventDetails.start_date >= first, EventDetails.start_date <= last,
                              category=v.get("category"))
     by_date = {}

@@ -35,14 +35,15 @@ organizer = Service("events/v1", r"/organizers/{id:\d+}", name="organizer", desc
 
 # --- the shared work -------------------------------------------------------------------------
 
-def load(request, kind):
-    """(post, details) of the item in the URL, which must be of ``kind``; else its 404."""
+def load(request, kind, not_found=None):
+    """(post, details) of the item in the URL, which must be of ``kind``; else its 404
+    (``not_found``: the catalogue entry, for kinds of another variant)."""
     item_id = request.validated["id"]
     stmt = (select(Post, kind.model).join(kind.model, kind.model.post_id == Post.id)
             .where(Post.id == item_id, Post.post_type == kind.post_type))
     if kind is not EVENT:
         stmt = stmt.options(lazyload(Post.terms))
-    return queries.first_or_404(request.db, stmt, NOT_FOUND[kind])
+    return queries.first_or_404(request.db, stmt, not_found or NOT_FOUND[kind])
 
 
 def embeds(request, rows, tz):
@@ -116,37 +117,41 @@ def list_items(request, kind):
     return [serializer(request, post, details, tz, counts.get(post.id, 0)) for post, details in rows]
 
 
-def create_item(request, kind):
-    v = request.validated
-    if kind is EVENT:
+# The item functions below serve the alternate variant too: it passes the values it validated
+# under its own field names (``values``, as ``posts`` names them), its JSON (``serializer``,
+# called like ``item_json``) and its 404 (``not_found``).
+
+def create_item(request, kind, values=None, serializer=item_json):
+    v = request.validated if values is None else values
+    if kind.statuses:
         check_publish(request, v.get("status", "publish"))
     post, details = posts.create(request.db, kind, v, author_id=request.identity.user.id, request=request)
     request.response.status = 201
     request.response.headers["Location"] = request.rest_url(NAMESPACE, f"/{kind.collection}/{post.id}")
-    return item_json(request, kind, post, details, site_timezone(request.db))
+    return serializer(request, kind, post, details, site_timezone(request.db))
 
 
-def get_item(request, kind):
-    post, details = load(request, kind)
+def get_item(request, kind, serializer=item_json, not_found=None):
+    post, details = load(request, kind, not_found)
     require_readable(request, post)
-    return item_json(request, kind, post, details, site_timezone(request.db),
-                     embed=request.validated.get("_embed", False))
+    return serializer(request, kind, post, details, site_timezone(request.db),
+                      embed=request.validated.get("_embed", False))
 
 
-def update_item(request, kind):
-    post, details = load(request, kind)
+def update_item(request, kind, values=None, serializer=item_json, not_found=None):
+    post, details = load(request, kind, not_found)
     require(request, "edit_post", post)
-    v = request.validated
-    if kind is EVENT and "status" in v and v["status"] != post.status:
+    v = request.validated if values is None else values
+    if kind.statuses and "status" in v and v["status"] != post.status:
         check_publish(request, v["status"])
     posts.update(request.db, kind, post, details, v, request=request)
-    return item_json(request, kind, post, details, site_timezone(request.db))
+    return serializer(request, kind, post, details, site_timezone(request.db))
 
 
-def delete_item(request, kind):
-    post, details = load(request, kind)
+def delete_item(request, kind, serializer=item_json, not_found=None):
+    post, details = load(request, kind, not_found)
     require(request, "delete_post", post)
-    previous = item_json(request, kind, post, details, site_timezone(request.db))
+    previous = serializer(request, kind, post, details, site_timezone(request.db))
     try:
         with request.db.begin_nested():
             posts.remove(request.db, kind, post, request.validated["force"])

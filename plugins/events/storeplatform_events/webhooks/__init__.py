@@ -4,11 +4,11 @@ SSRF-safe sender, and the REST routes."""
 
 
 def includeme(config):
-    from . import models, views  # noqa: F401  (tables on the shared metadata)
+    """The webhook policy of the site; its routes are added by the variant the site serves."""
+    from . import models  # noqa: F401  (tables on the shared metadata)
     from .settings import keep_webhook_policy
 
     keep_webhook_policy(config.registry)  # a bad ini value fails at start-up, not per delivery
-    config.add_rest_services(views)
 
 
 def declared_tasks():

@@ -1,0 +1,115 @@
+"""JSON of the alternate variant: its event (``description``, event ``status`` and ``type``,
+``venue``/``organizer`` as ``{id, name}``, ``registered``, ``link``), its venue
+(``postal_code``), speakers and check-in answers. The looked-up parts of a page of events
+(names, registrations) are read in one query each."""
+from sqlalchemy import func, select
+
+from storeplatform.api import Post, apply_filters, local_datetime
+
+from ..models import CATEGORY_TAXONOMY, ORGANIZER_TYPE, VENUE_TYPE, Attendee
+from ..serialize import _links, attendee_summary, event_url, venue_fields
+
+
+def place_names(session, rows):
+    """{id: name} of the published venues and organizers the events in ``rows`` name."""
+    ids = {d.venue_id for _, d in rows if d.venue_id} | {d.organizer_id for _, d in rows if d.organizer_id}
+    if not ids:
+        return {}
+    return dict(session.execute(select(Post.id, Post.title).where(
+        Post.id.in_(sorted(ids)), Post.status == "publish",
+        Post.post_type.in_((VENUE_TYPE, ORGANIZER_TYPE)))).all())
+
+
+def registrations(session, event_ids):
+    """{event id: attendees not cancelled}."""
+    if not event_ids:
+        return {}
+    return dict(session.execute(
+        select(Attendee.event_id, func.count()).where(Attendee.event_id.in_(sorted(event_ids)),
+                                                       Attendee.status != "cancelled")
+        .group_by(Attendee.event_id)).all())
+
+
+def _reference(item_id, names):
+    return {"id": item_id, "name": names[item_id]} if item_id in names else None
+
+
+def event_json(request, post, details, tz, names, registered):
+    data = {
+        "id": post.id,
+        "title": post.title,
+        "slug": post.slug,
+        "description": post.content,
+        "excerpt": post.excerpt,
+        "status": details.event_status,
+        "type": details.event_type,
+        "start_date": details.start_date.isoformat(),
+        "start_time": details.start_time,
+        "end_date": details.end_date.isoformat(),
+        "end_time": details.end_time,
+        "timezone": details.timezone,
+        "all_day": details.all_day,
+        "venue": _reference(details.venue_id, names),
+        "organizer": _reference(details.organizer_id, names),
+        "capacity": details.capacity,
+        "registered": registered,
+        "virtual_url": details.virtual_url,
+        "featured": details.featured,
+        "featured_image": details.featured_image or None,
+        "categories": [t.id for t in post.terms if t.taxonomy == CATEGORY_TAXONOMY],
+        "link": event_url(request.site_options, request.application_url, post.slug),
+        "date_created": local_datetime(post.created_at, tz),
+        "date_modified": local_datetime(post.modified_at, tz),
+        "_links": _links(request, "events", post.id),
+    }
+    return apply_filters(request.hooks.evt_rest_event_response, data, post=post, request=request)
+
+
+def events_json(request, rows, tz):
+    """The events of ``rows`` ((post, details) pairs): three queries whatever their number."""
+    names = place_names(request.db, rows)
+    counts = registrations(request.db, [post.id for post, _ in rows])
+    return [event_json(request, post, details, tz, names, counts.get(post.id, 0)) for post, details in rows]
+
+
+def venue_json(request, post, details, tz, event_count):
+    """The standard venue with ``postal_code`` in place of ``postal`` (before its filter runs, so
+    that ``evt_rest_prepare_venue`` sees the shape it returns)."""
+    data = {("postal_code" if key == "postal" else key): value
+            for key, value in venue_fields(request, post, details, tz, event_count).items()}
+    return apply_filters(request.hooks.evt_rest_prepare_venue, data, post=post, request=request)
+
+
+def speaker_json(request, post, details, tz):
+    data = {
+        "id": post.id,
+        "name": post.title,
+        "slug": post.slug,
+        "status": post.status,
+        "bio": post.content,
+        "job_title": details.job_title,
+        "company": details.company,
+        "email": details.email,
+        "website": details.website,
+        "photo": details.photo,
+        "date_created": local_datetime(post.created_at, tz),
+        "date_modified": local_datetime(post.modified_at, tz),
+        "_links": _links(request, "speakers", post.id),
+    }
+    return apply_filters(request.hooks.evt_rest_prepare_speaker, data, post=post, request=request)
+
+
+def iso_local(value, tz):
+    """ISO 8601 with the offset, in the site time zone (the variant's check-in times), or None."""
+    return value.astimezone(tz).isoformat(timespec="seconds") if value is not None else None
+
+
+def checkin_answer(attendee, event_name, tz, message, **extra):
+    return {
+        "success": True,
+        **extra,
+        "message": message,
+        "attendee": attendee_summary(attendee, event_name),
+        "event": {"id": attendee.event_id, "name": event_name or ""},
+        "checked_in_at": iso_local(attendee.checked_in_at, tz),
+    }
