@@ -98,3 +98,13 @@ def evt_log(tmp_path, monkeypatch):
 def evt3(make_site, evt_log):
     """Events with the third-party test plugin (filter, speakers route, action log)."""
     return Evt(make_site(**{"storeplatform.plugins": "events thirdparty"}))
+
+
+ALTERNATE = {"storeplatform.plugins": "events", "events.api_variant": "alternate"}
+
+
+@pytest.fixture
+def alt(make_site):
+    """A site serving the alternate variant of events/v1 (the Evt helpers create events with the
+    variant's fields: ``evt.event("T", venue=id)``)."""
+    return Evt(make_site(**ALTERNATE))

@@ -10,11 +10,14 @@ from storeplatform.testing import assert_error
 PLUGINS = "invoicing pricecalc events"
 HUGE = "9" * 30
 HUGER = "9" * 5000  # beyond Python's 4,300-digit limit for int(text)
+VARIANTS = pytest.mark.parametrize("hostile", ["standard", "alternate"], indirect=True)
 
 
 @pytest.fixture
-def hostile(make_site):
-    site = make_site(**{"storeplatform.plugins": PLUGINS})
+def hostile(make_site, request):
+    """The site; the sweeps over every route run on both variants of events/v1 (``indirect``
+    parametrization with ``VARIANTS``), the other tests on the standard one."""
+    site = make_site(**{"storeplatform.plugins": PLUGINS, "events.api_variant": getattr(request, "param", "standard")})
     site.set_option("invoicing.rest_api_enabled", True)
     site.admin = site.headers_for("administrator")
     site.doc = site.app.get("/api/openapi.json").json
@@ -52,6 +55,7 @@ def assert_error_body(res, status=None):
     return body
 
 
+@VARIANTS
 def test_other_media_types_are_415_on_every_body_route(hostile):
     swept = 0
     for method, path, _ in operations(hostile.doc, body=True):
@@ -67,6 +71,7 @@ def test_other_media_types_are_415_on_every_body_route(hostile):
 
 
 @pytest.mark.parametrize("text", ["\ud800", "a\udfffb", "nul\u0000"])
+@VARIANTS
 def test_unstorable_text_is_refused_on_every_body_route(hostile, text):
     for method, path, operation in operations(hostile.doc, body=True):
         schema = operation["requestBody"]["content"]["application/json"]["schema"]
@@ -82,6 +87,7 @@ def test_unstorable_text_is_refused_on_every_body_route(hostile, text):
         assert_error_body(res)
 
 
+@VARIANTS
 def test_huge_path_ids_are_not_found_on_every_id_route(hostile):
     for method, path, operation in operations(hostile.doc):
         integer_params = [p["name"] for p in operation.get("parameters", [])
@@ -94,6 +100,7 @@ def test_huge_path_ids_are_not_found_on_every_id_route(hostile):
             assert res.status_int in (400, 404, 401, 403), (method, path, res.status)
 
 
+@VARIANTS
 def test_huge_integers_in_queries_are_invalid_params_on_every_route(hostile):
     for method, path, operation in operations(hostile.doc):
         for param in operation.get("parameters", []):
@@ -106,6 +113,7 @@ def test_huge_integers_in_queries_are_invalid_params_on_every_route(hostile):
                     assert body["code"] == "rest_invalid_param" and param["name"] in body["data"]["params"], body
 
 
+@VARIANTS
 def test_huge_integers_in_bodies_are_invalid_params_on_every_route(hostile):
     for method, path, operation in operations(hostile.doc, body=True):
         schema = operation["requestBody"]["content"]["application/json"]["schema"]

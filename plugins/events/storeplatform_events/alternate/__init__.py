@@ -10,13 +10,12 @@ from storeplatform.api import Service
 
 from ..checkin import TicketError
 from ..serialize import NAMESPACE
-from ..views import api_guard
+from ..views import api_guard, tickets
 from ..views import attendees as standard_attendees
 from ..views import checkin as standard_checkin
 from ..views import posts as standard_posts
-from ..views import tickets
 from ..webhooks import views as webhook_views
-from . import attendees, calendar, checkin, events, speakers, venues
+from . import attendees, calendar, checkin, events, organizers, speakers, venues
 from .errors import REST_FORBIDDEN, generic
 from .generic import with_generic_errors
 
@@ -24,7 +23,7 @@ from .generic import with_generic_errors
 def services():
     """The variant's services in the order of its schema index."""
     found = []
-    for source in (events, venues, standard_posts.organizers, standard_posts.organizer, speakers, attendees,
+    for source in (events, venues, organizers, standard_posts.organizer, speakers, attendees,
                    standard_attendees.attendee, standard_attendees.attendee_by_code, checkin,
                    standard_checkin.validate_route, standard_checkin.stats_route, standard_checkin.recent_route,
                    calendar, tickets, webhook_views):

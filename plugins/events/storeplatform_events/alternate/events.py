@@ -1,6 +1,13 @@
 """Events of the alternate variant: its list parameters (``type``, ``after``, ``before``,
 ``category`` id, ``status``, ``search``) and its event object, over the standard domain code."""
-from storeplatform.api import InvalidParams, Service, json_body, make_partial, paginate, site_timezone
+from storeplatform.api import (
+    InvalidParams,
+    Service,
+    json_body,
+    make_partial,
+    paginate,
+    site_timezone,
+)
 
 from .. import posts, queries
 from ..models import EventDetails
@@ -8,7 +15,14 @@ from ..posts import EVENT
 from ..schemas import DeleteQuery
 from ..views import posts as standard
 from . import schemas
-from .items import DELETE_POST, EDIT_POST, PUBLIC_OR_READ_POST, create, may_create, renamed
+from .items import (
+    DELETE_POST,
+    EDIT_POST,
+    PUBLIC_OR_READ_POST,
+    create,
+    may_create,
+    renamed,
+)
 from .serialize import event_json, events_json, place_names, registrations
 
 # Body fields of the variant -> the names of the domain code (posts.py).

@@ -1,12 +1,30 @@
 """Colander schemas of the alternate variant: the fields and parameters its spec renames or
 adds. Everything else (types, validators) is the standard schemas' own."""
 import colander
-
-from storeplatform.api import COLUMN_INT, POSITIVE_ID, DateText, OptionalId, PaginationSchema, StrictBoolean, StrictInt, \
-    StrictString, TimeText, not_blank, url_or_empty, valid_email, valid_timezone
+from storeplatform.api import (
+    COLUMN_INT,
+    POSITIVE_ID,
+    DateText,
+    OptionalId,
+    PaginationSchema,
+    StrictBoolean,
+    StrictInt,
+    StrictString,
+    TimeText,
+    not_blank,
+    url_or_empty,
+    valid_email,
+    valid_timezone,
+)
 
 from ..models import ATTENDEE_STATUSES, EVENT_STATUSES, EVENT_TYPES
-from ..schemas import WRITABLE_STATUSES, CategoryIds, FeaturedImage, _text, known_reference
+from ..schemas import (
+    WRITABLE_STATUSES,
+    CategoryIds,
+    FeaturedImage,
+    _text,
+    known_reference,
+)
 
 
 class EventBody(colander.MappingSchema):

@@ -3,7 +3,6 @@ fields, the same rules as venues and organizers plus a post status (published on
 public)."""
 from sqlalchemy import or_, select
 from sqlalchemy.orm import lazyload
-
 from storeplatform.api import Post, Service, make_partial, paginate, site_timezone
 
 from ..models import SpeakerDetails
@@ -13,7 +12,14 @@ from ..schemas import DeleteQuery
 from ..views import posts as standard
 from . import schemas
 from .errors import SPEAKER_INVALID_ID
-from .items import DELETE_POST, EDIT_POST, PUBLIC_OR_READ_POST, create, may_create, renamed
+from .items import (
+    DELETE_POST,
+    EDIT_POST,
+    PUBLIC_OR_READ_POST,
+    create,
+    may_create,
+    renamed,
+)
 from .serialize import speaker_json
 
 DOMAIN_NAMES = {"bio": "content"}

@@ -8,7 +8,14 @@ from ..posts import VENUE
 from ..schemas import DeleteQuery, VenueListQuery
 from ..views import posts as standard
 from . import schemas
-from .items import DELETE_POST, EDIT_POST, PUBLIC_OR_READ_POST, create, may_create, renamed
+from .items import (
+    DELETE_POST,
+    EDIT_POST,
+    PUBLIC_OR_READ_POST,
+    create,
+    may_create,
+    renamed,
+)
 from .serialize import venue_json
 
 DOMAIN_NAMES = {"postal_code": "postal"}
