@@ -3,7 +3,7 @@ capabilities of venues and organizers, their actions and filter, the generic err
 import pytest
 
 from storeplatform.api import hookimpl
-from storeplatform.testing import assert_error
+from storeplatform.testing import assert_error, count_queries
 
 from .conftest import ALTERNATE, Evt
 
@@ -139,3 +139,19 @@ def test_speaker_actions_fire_once_per_change_and_the_filter_runs_everywhere(mak
     assert hooks.calls == [("created", sid, True), ("speaker.created", sid), ("updated", sid, True),
                            ("speaker.updated", sid), ("deleted", sid, False), ("speaker.deleted", sid),
                            ("deleted", sid, True), ("speaker.deleted", sid)]
+
+
+def test_speaker_list_is_constant_in_queries(alt):
+    alt.site.headers_for("administrator")
+
+    def queries():
+        with count_queries(alt.site.engine) as n:
+            alt.get("/speakers?per_page=100", headers=alt.admin)
+        return n()
+
+    for i in range(2):
+        alt.post("/speakers", {"name": f"S{i}"}, status=201)
+    small = queries()
+    for i in range(12):
+        alt.post("/speakers", {"name": f"T{i}"}, status=201)
+    assert small == queries()
