@@ -1,11 +1,11 @@
 """The alternate variant of ``events/v1`` (``events.api_variant = alternate``): the "differing
 variant" of the spec's Versioning section, over the same data as the standard one.
 
-Its own modules hold what differs (events, venues, speakers, the attendee list, check-in and
-check-out, one calendar route); the other routes are the standard services. Every route is
-served through ``with_generic_errors``, so the standard catalogue's ``evt_rest_*`` codes leave
-as the variant's generic ones. Domain code (posts, queries, check-in, tickets, webhooks) is
-shared."""
+Its own modules hold what differs (events, venues, speakers, the organizer list and create, the
+attendee list, check-in and check-out, one calendar route); the other routes are the standard
+services. Every route is served through ``with_generic_errors``, so the standard catalogue's
+``evt_rest_*`` codes leave as the variant's generic ones. Domain code (posts, queries, check-in,
+tickets, webhooks) is shared."""
 from storeplatform.api import Service
 
 from ..checkin import TicketError
