@@ -11,7 +11,8 @@ from storeplatform.api import hookimpl
 from storeplatform.testing import assert_error, cli_environ, free_port
 
 from .conftest import ALTERNATE, Evt
-from .webhook_fixtures import hooks_site, payload, receiver, signed_by  # noqa: F401  (fixture)
+from .webhook_fixtures import hooks_site, payload, signed_by
+from .webhook_receiver import Receiver
 
 STANDARD_ONLY = ["/events/v1/calendar/month", "/events/v1/calendar/range", "/events/v1/calendar/upcoming",
                  "/events/v1/calendar/categories"]
@@ -179,6 +180,13 @@ def test_actions_fire_the_same_in_both_variants(make_site, evt_log):
                          f"evt_rest_event_deleted {event['id']} force=True"]
     # The third-party plugin's own speakers route gives way to the variant's.
     assert alt.get("/speakers").json == []
+
+
+@pytest.fixture
+def receiver():
+    r = Receiver()
+    yield r
+    r.close()
 
 
 def test_webhooks_send_the_same_payloads_in_both_variants(make_site, receiver):

@@ -1,6 +1,7 @@
 """The alternate variant's attendee list: filters ``event_id``, ``status`` and ``search`` (name
 or email). The other attendee routes are the standard ones."""
 from sqlalchemy import or_
+
 from storeplatform.api import Service, paginate, site_timezone
 
 from ..models import Attendee

@@ -1,6 +1,7 @@
 """Colander schemas of the alternate variant: the fields and parameters its spec renames or
 adds. Everything else (types, validators) is the standard schemas' own."""
 import colander
+
 from storeplatform.api import (
     COLUMN_INT,
     POSITIVE_ID,

@@ -3,6 +3,7 @@
 (``postal_code``), speakers and check-in answers. The looked-up parts of a page of events
 (names, registrations) are read in one query each."""
 from sqlalchemy import func, select
+
 from storeplatform.api import Post, apply_filters, local_datetime
 
 from ..models import CATEGORY_TAXONOMY, ORGANIZER_TYPE, VENUE_TYPE, Attendee

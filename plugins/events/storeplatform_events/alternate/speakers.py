@@ -3,6 +3,7 @@ fields, the same rules as venues and organizers plus a post status (published on
 public)."""
 from sqlalchemy import or_, select
 from sqlalchemy.orm import lazyload
+
 from storeplatform.api import Post, Service, make_partial, paginate, site_timezone
 
 from ..models import SpeakerDetails
