@@ -5,6 +5,7 @@ from storeplatform.api import (
     Service,
     json_body,
     make_partial,
+    once,
     paginate,
     site_timezone,
 )
@@ -40,18 +41,13 @@ def serializer(request, kind, post, details, tz, embed=False):
     return event_json(request, post, details, tz, names, registrations(request.db, [post.id]).get(post.id, 0))
 
 
-def references(request):
-    """The bindings of an event body: its references, looked up once from the raw body, named as
-    the variant names them."""
-    found = []
-
-    def problems():
-        if not found:
-            body = renamed(json_body(request), DOMAIN_NAMES)
-            found.append(renamed(posts.reference_problems(request.db, body), VARIANT_NAMES))
-        return found[0]
-
-    return {"references": problems}
+def checks(request):
+    """The bindings of an event body: the standard ones (references, date order), with the
+    references read and reported under the variant's names."""
+    bindings = standard.event_checks(request)
+    bindings["references"] = once(lambda: renamed(
+        posts.reference_problems(request.db, renamed(json_body(request), DOMAIN_NAMES)), VARIANT_NAMES))
+    return bindings
 
 
 def variant_params(exc):
@@ -78,7 +74,7 @@ def list_events(request):
 
 
 @events.post(permission=may_create, permission_description="edit_posts", body=schemas.EventBody(),
-             bind=references)
+             bind=checks)
 def create_event(request):
     try:
         return create(request, EVENT, renamed(request.validated, DOMAIN_NAMES), serializer)
@@ -91,7 +87,7 @@ def get_event(request):
     return standard.get_item(request, EVENT, serializer)
 
 
-@event.put(permission="edit_posts", body=make_partial(schemas.EventBody()), bind=references,
+@event.put(permission="edit_posts", body=make_partial(schemas.EventBody()), bind=checks,
            permission_description=EDIT_POST)
 def update_event(request):
     try:

@@ -24,6 +24,7 @@ from ..schemas import (
     CategoryIds,
     FeaturedImage,
     _text,
+    in_date_order,
     known_reference,
 )
 
@@ -37,15 +38,19 @@ class EventBody(colander.MappingSchema):
                                  description="Event status (scheduled by default).")
     type = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(EVENT_TYPES),
                                description="Event type (in-person by default).")
-    start_date = colander.SchemaNode(DateText(), missing=colander.drop, description="YYYY-MM-DD (default today).")
-    start_time = colander.SchemaNode(TimeText(), missing=colander.drop, description="HH:MM (default 00:00).")
-    end_date = colander.SchemaNode(DateText(), missing=colander.drop, description="YYYY-MM-DD (default start_date).")
-    end_time = colander.SchemaNode(TimeText(), missing=colander.drop, description="HH:MM (default 23:59).")
+    start_date = colander.SchemaNode(DateText(), missing=colander.drop, validator=in_date_order,
+                                     description="YYYY-MM-DD (default today).")
+    start_time = colander.SchemaNode(TimeText(), missing=colander.drop, validator=in_date_order,
+                                     description="HH:MM (default 00:00).")
+    end_date = colander.SchemaNode(DateText(), missing=colander.drop, validator=in_date_order,
+                                   description="YYYY-MM-DD (default start_date).")
+    end_time = colander.SchemaNode(TimeText(), missing=colander.drop, validator=in_date_order,
+                                   description="HH:MM (default 23:59).")
     timezone = _text("timezone", "Time zone name (default the site's).", max_length=64, validator=valid_timezone)
     all_day = colander.SchemaNode(StrictBoolean(), missing=colander.drop)
-    venue = colander.SchemaNode(OptionalId(), missing=colander.drop, validator=known_reference,
+    venue = colander.SchemaNode(OptionalId("venues"), missing=colander.drop, validator=known_reference,
                                 description="Venue id; 0 or null for none.")
-    organizer = colander.SchemaNode(OptionalId(), missing=colander.drop, validator=known_reference,
+    organizer = colander.SchemaNode(OptionalId("organizers"), missing=colander.drop, validator=known_reference,
                                     description="Organizer id; 0 or null for none.")
     capacity = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=COLUMN_INT,
                                    description="Maximum attendees (0: not set).")
