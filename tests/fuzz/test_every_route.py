@@ -24,7 +24,7 @@ NAMESPACES = ["store/v1", "invoicing/v1", "pricecalc/v1", "events/v1"]
 ALTERNATE_CHECKIN = ("/events/v1/checkin", "/events/v1/checkin/checkout")
 
 
-def error_body_shape(alternate):
+def body_shape_check(alternate):
     """The check: every error answer is ``{"code", "message", "data": {"status"}}`` with the HTTP
     status (a refused ticket of the alternate variant: ``{"success": false, "message"}``)."""
 
@@ -44,19 +44,32 @@ def error_body_shape(alternate):
     return check
 
 
+error_body_shape = body_shape_check(alternate=False)
+
+
 def no_server_error(ctx, response, case):
     assert response.status_code < 500, (response.status_code, response.text[:500])
     return None
 
 
-@pytest.mark.parametrize("namespace,variant", [(namespace, "standard") for namespace in NAMESPACES]
-                         + [("events/v1", "alternate")])
-def test_every_route_answers_without_server_errors(make_site, namespace, variant):
+@pytest.fixture
+def fuzz_site(make_site, request):
+    """The site; with ``variant`` (indirect parametrization) the events/v1 variant it serves."""
+    site = make_site(**{"storeplatform.plugins": PLUGINS, "events.api_variant": getattr(request, "param", "standard")})
+    site.set_option("invoicing.rest_api_enabled", True)
+    site.variant = getattr(request, "param", "standard")
+    return site
+
+
+# Each namespace on the standard variant, and events/v1 once more on the alternate one.
+SWEEPS = [(namespace, "standard") for namespace in NAMESPACES] + [("events/v1", "alternate")]
+
+
+@pytest.mark.parametrize("namespace,fuzz_site", SWEEPS, indirect=["fuzz_site"])
+def test_every_route_answers_without_server_errors(fuzz_site, namespace):
     """One namespace (and events variant) per test, so that a parallel run spreads them."""
-    fuzz_site = make_site(**{"storeplatform.plugins": PLUGINS, "events.api_variant": variant})
-    fuzz_site.set_option("invoicing.rest_api_enabled", True)
     schema = schemathesis.openapi.from_wsgi("/api/openapi.json", fuzz_site.wsgi)
-    body_shape = error_body_shape(variant == "alternate")
+    body_shape = body_shape_check(fuzz_site.variant == "alternate")
     headers = {**fuzz_site.headers_for("administrator")}
     operations = [op for op in (result.ok() for result in schema.get_all_operations())
                   if namespace in op.definition.raw.get("tags", [])]
@@ -117,3 +130,27 @@ def test_stateful_links_where_ids_flow(fuzz_site, namespace):
     # Ids flowed: a route of one item was called with an id a create had answered, and found it.
     created = {path.get("id") for label, path, status in calls if "{id}" in label and status < 300}
     assert created - {None}, calls[:20]
+
+
+@pytest.mark.parametrize("fuzz_site", ["alternate"], indirect=True)
+def test_stateful_links_of_the_alternate_events_variant(fuzz_site):
+    """The stateful phase over events/v1 as its alternate variant serves it (speakers included)."""
+    headers = fuzz_site.headers_for("administrator")
+    schema = schemathesis.openapi.from_wsgi("/api/openapi.json", fuzz_site.wsgi).include(tag="events/v1")
+    body_shape = body_shape_check(alternate=True)
+    calls = []
+
+    class Scenarios(schema.as_state_machine()):
+        def get_call_kwargs(self, case):
+            return {"headers": headers}
+
+        def validate_response(self, response, case, additional_checks=None, **kwargs):
+            calls.append((case.operation.label, case.path_parameters, response.status_code))
+            case.validate_response(response, checks=[no_server_error, body_shape], transport_kwargs=kwargs)
+
+    Scenarios.run(settings=hypothesis.settings(
+        max_examples=STATEFUL_SCENARIOS, stateful_step_count=STATEFUL_STEPS, deadline=None, database=None,
+        derandomize=True, suppress_health_check=list(hypothesis.HealthCheck), phases=[hypothesis.Phase.generate]))
+    created = {path.get("id") for label, path, status in calls if "{id}" in label and status < 300}
+    assert created - {None}, calls[:20]
+    assert any("/speakers/{id}" in label for label, _, _ in calls)
