@@ -93,8 +93,10 @@ def _lower(value):
 
 
 def _sqlite_begin(conn):
-    # A GET or HEAD only reads: a deferred BEGIN lets it run beside a writer (WAL).
-    conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get("read_only") else "BEGIN IMMEDIATE")
+    # Every transaction, a GET's too: a GET may still write on its connection (the oauth plugin
+    # spends a nonce), and a deferred transaction that upgrades to write can fail at once with
+    # SQLITE_BUSY (no waiting) when another connection wrote since it began.
+    conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 class ReadOnlyRequest(Exception):
@@ -108,8 +110,6 @@ def make_read_session_factory(engine):
     seeing what is committed when it runs. SQLite keeps its transactions: they cost nothing."""
     if engine.dialect.name != "sqlite":
         engine = engine.execution_options(isolation_level="AUTOCOMMIT")
-    else:
-        engine = engine.execution_options(read_only=True)
     factory = make_session_factory(engine)
 
     def refuse_flush(session, flush_context, instances):
