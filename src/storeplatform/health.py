@@ -90,17 +90,23 @@ def heads(registry):
     found at the first probe, not at every one."""
     found = registry.get("health.heads")
     if found is None:
-        found = registry["health.heads"] = set(ScriptDirectory.from_config(alembic_config(registry)).get_heads())
+        found = registry["health.heads"] = set(_script(registry).get_heads())
     return found
+
+
+def _script(registry):
+    """The migration scripts of the host and the enabled plugins, read once per process."""
+    script = registry.get("health.script")
+    if script is None:
+        script = registry["health.script"] = ScriptDirectory.from_config(alembic_config(registry))
+    return script
 
 
 def applied_with_ancestors(registry, applied):
     """The revisions ``applied`` (alembic_version's rows) stand for: themselves and everything
     below them, dependencies included (a head that another branch's revision depends on is not
     kept in alembic_version)."""
-    script = registry.get("health.script")
-    if script is None:
-        script = registry["health.script"] = ScriptDirectory.from_config(alembic_config(registry))
+    script = _script(registry)
     seen, todo = set(), list(applied)
     while todo:
         try:

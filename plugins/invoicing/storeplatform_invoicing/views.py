@@ -99,10 +99,10 @@ def get_pdf(request):
 
     kept = cached_by_generation(request.db, "invoicing", ("pdf", order_id, generation(request.db, "store")), load)
     if kept is None:
-        order, doc = _found(*current_document(request.db, order_id, with_pdf=True))
-        return pdf_response(doc)
-    order_exists, doc = kept
-    _found(order_exists or None, doc)
+        _, doc = _found(*current_document(request.db, order_id, with_pdf=True))
+    else:
+        order_exists, doc = kept
+        _found(order_exists or None, doc)
     return pdf_response(doc)
 
 

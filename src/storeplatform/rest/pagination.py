@@ -26,7 +26,7 @@ class PaginationSchema(colander.MappingSchema):
             self.add(node)
 
 
-def paginate(request, stmt, generation=None, build=None, key=()):
+def paginate(request, stmt, generation=None):
     """One page of ``stmt`` (``page`` and ``per_page`` from ``request.validated``), with
     ``X-Total``, ``X-TotalPages`` and ``Link`` set. Returns objects when ``stmt`` selects one
     entity or column, row tuples when it selects several.
@@ -34,35 +34,18 @@ def paginate(request, stmt, generation=None, build=None, key=()):
     Two queries: the count, then the page (none when the count is 0). With ``generation``
     (e.g. ``"content"``: ``stmt`` reads only posts, terms and tables whose changes touch their
     post), the count is kept per process until that generation moves on: a count over thousands
-    of rows costs the database more than the whole rest of a request. With ``build`` as well,
-    the page is ``build(rows)``, kept the same way under ``key`` (what else ``build`` depends on:
-    the site URL, the time zone); callers must not change what it returns.
+    of rows costs the database more than the whole rest of a request. ``kept_page`` keeps the
+    page as well.
     """
-    page = request.validated.get("page", 1)
-    per_page = request.validated.get("per_page", 10)
-    count = select(func.count()).select_from(stmt.order_by(None).subquery())
+    page, per_page = _page_of(request)
+    count = _count_stmt(stmt)
     if generation is None:
         total = request.db.execute(count).scalar_one()
     else:
         total = cached_by_generation(request.db, generation, ("count", statement_key(count)),
                                      lambda: request.db.execute(count).scalar_one())
     set_headers(request, total, page, per_page)
-    page_stmt = stmt.limit(per_page).offset((page - 1) * per_page)
-
-    def rows():
-        if not total:
-            return []
-        result = request.db.execute(page_stmt)
-        if len(stmt.column_descriptions) == 1:
-            return result.unique().scalars().all()
-        return result.all()
-
-    if build is None:
-        return rows()
-    if generation is None:
-        return build(rows())
-    return cached_by_generation(request.db, generation, ("page", statement_key(page_stmt), key),
-                                lambda: build(rows()))
+    return _rows(request, stmt, page, per_page) if total else []
 
 
 def kept_page(request, generation, key, make_stmt, build):
@@ -72,21 +55,29 @@ def kept_page(request, generation, key, make_stmt, build):
     upcoming items). Nothing is built while the page is kept, not even its statement (building a
     statement with a dozen filters costs more than the rest of such a request); ``make_stmt()``
     and ``build(rows)`` run when it is not."""
-    page = request.validated.get("page", 1)
-    per_page = request.validated.get("per_page", 10)
+    page, per_page = _page_of(request)
 
     def compute():
         stmt = make_stmt()
-        total = request.db.execute(select(func.count()).select_from(stmt.order_by(None).subquery())).scalar_one()
-        if not total:
-            return total, build([])
-        result = request.db.execute(stmt.limit(per_page).offset((page - 1) * per_page))
-        rows = result.unique().scalars().all() if len(stmt.column_descriptions) == 1 else result.all()
-        return total, build(rows)
+        total = request.db.execute(_count_stmt(stmt)).scalar_one()
+        return total, build(_rows(request, stmt, page, per_page) if total else [])
 
     total, body = cached_by_generation(request.db, generation, ("kept page", key, page, per_page), compute)
     set_headers(request, total, page, per_page)
     return body
+
+
+def _page_of(request):
+    return request.validated.get("page", 1), request.validated.get("per_page", 10)
+
+
+def _count_stmt(stmt):
+    return select(func.count()).select_from(stmt.order_by(None).subquery())
+
+
+def _rows(request, stmt, page, per_page):
+    result = request.db.execute(stmt.limit(per_page).offset((page - 1) * per_page))
+    return result.unique().scalars().all() if len(stmt.column_descriptions) == 1 else result.all()
 
 
 def frozen(value):
