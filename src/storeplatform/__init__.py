@@ -4,6 +4,7 @@ import os
 import sys
 
 from pyramid.config import Configurator
+from pyramid.interfaces import IRoutesMapper
 from pyramid.tweens import EXCVIEW, INGRESS
 
 from .client import client_address, request_is_https
@@ -11,6 +12,7 @@ from .logs import install_record_factory
 from .plugins import PluginError, make_plugin_manager
 from .queue import start_embedded_consumer
 from .rest import add_error_views
+from .routing import IndexedRoutesMapper
 from .settings import SettingsError, normalize
 from .store.options import collect_specs, site_options
 
@@ -28,6 +30,7 @@ def make_config(global_config=None, *, plugins=(), environ=None, **settings):
     pm = make_plugin_manager(settings["storeplatform.parsed"]["plugins"], extra=plugins)
     config = Configurator(settings=settings)
     registry = config.registry
+    registry.registerUtility(IndexedRoutesMapper(), IRoutesMapper)
     registry["plugins"] = pm
     registry["options.specs"] = collect_specs(pm)
     config.include(".db")
