@@ -54,3 +54,19 @@ def test_only_a_rested_connection_is_pinged(pg_site, monkeypatch):
     time.sleep(0.4)
     site.app.get("/api/store/v1/users/me", headers=headers, status=200)
     assert len(pings) == before + 1
+
+
+def test_the_site_state_statement_is_prepared_again_when_the_server_forgot_it(pg_site):
+    """Reads run the site-state statement prepared under a name of ours; psycopg deallocates
+    every statement of a connection after a ROLLBACK or DDL it ran, and so may anything else."""
+    site = pg_site
+    site.create_user("admin", "administrator")
+    headers = site.headers_for("admin")
+    first = site.app.get("/api/store/v1/users/me", headers=headers, status=200).json
+    forgotten = 0
+    # Every idle pooled connection forgets its prepared statements (one here: requests in turn).
+    with site.engine.connect() as c:
+        c.exec_driver_sql("DEALLOCATE ALL")
+        forgotten += 1
+    assert forgotten and site.engine.pool.checkedin() == 1
+    assert site.app.get("/api/store/v1/users/me", headers=headers, status=200).json == first

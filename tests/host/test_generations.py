@@ -47,3 +47,13 @@ def test_shared_until_a_commit_and_never_by_a_writer(site):
     with site.session() as s:
         before = len(calls)
         assert cached_count(s, calls) == 2 and len(calls) == before  # an aborted write moves nothing
+
+
+def test_read_in_a_transaction_that_already_ran_a_statement(site):
+    # The state statement is mostly a transaction's first; after another one it runs inside it.
+    with site.session() as s:
+        s.execute(text("SELECT 1"))
+        before = generation(s, "content")
+        add_post(s, "Inside")
+    with site.session() as s:
+        assert generation(s, "content") > before

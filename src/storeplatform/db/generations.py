@@ -13,6 +13,12 @@ from sqlalchemy import BigInteger, Column, String, Table, event, select
 
 from .meta import metadata
 
+try:
+    from psycopg import errors as psycopg_errors
+    from psycopg.pq import DiagnosticField, ExecStatus, TransactionStatus
+except ImportError:  # SQLite only
+    pass
+
 generations = Table("generations", metadata, Column("name", String(40), primary_key=True),
                     Column("value", BigInteger, nullable=False))
 
@@ -52,31 +58,75 @@ def _site_state(session):
 
 
 def _read_state(session):
-    """(generations, stored options), on the driver's cursor: the statement runs first in nearly
-    every request, and through the ORM it costs four times the round trip itself. Listeners of
-    the engine's ``before_cursor_execute`` (query counters) still see it."""
+    """(generations, stored options), on the driver: the statement runs first in nearly every
+    request, and through the ORM it costs four times the round trip itself. Listeners of the
+    engine's ``before_cursor_execute`` (query counters) still see it (with no cursor)."""
     connection = session.connection()
     dialect = connection.dialect.name
     statement = _READ_STATE[dialect]
-    cursor = connection.connection.dbapi_connection.cursor()
-    try:
-        if connection.dispatch.before_cursor_execute:
-            connection.dispatch.before_cursor_execute(connection, cursor, statement, (), None, False)
-        if dialect == "postgresql":
-            cursor.execute(statement, prepare=True)
-        else:
+    if connection.dispatch.before_cursor_execute:
+        connection.dispatch.before_cursor_execute(connection, None, statement, (), None, False)
+    if dialect == "postgresql":
+        rows = _read_state_postgresql(connection.connection)
+    else:
+        cursor = connection.connection.dbapi_connection.cursor()
+        try:
             cursor.execute(statement)
-        rows = cursor.fetchall()
-    finally:
-        cursor.close()
+            rows = cursor.fetchall()
+        finally:
+            cursor.close()
     generations_seen, options = {}, {}
     for name, value, option in rows:
         if value is not None:
             generations_seen[name] = value
         else:
             # SQLite's numeric affinity gives a stored JSON number back as a number.
-            options[name] = json.loads(option) if isinstance(option, str) else option
+            options[name] = json.loads(option) if isinstance(option, (str, bytes)) else option
     return generations_seen, options
+
+
+_STATE_STATEMENT = _READ_STATE["postgresql"].encode()
+_STATE_PREPARED = b"sp_site_state"
+_UNDEFINED_STATEMENT = b"26000"  # invalid_sql_statement_name
+
+
+def _read_state_postgresql(pooled):
+    """The state statement on libpq itself (psycopg's cursor costs as much CPU as the round
+    trip). A transaction that has not begun begins with it, in the same round trip (psycopg would
+    send BEGIN on its own first): psycopg sees the transaction libpq reports and commits it as its
+    own. Without a transaction (autocommit) the statement runs prepared, prepared again when the
+    server forgot it (psycopg deallocates every statement after a ROLLBACK or DDL it ran). In a
+    transaction under way, where a failed statement would abort it, psycopg's cursor runs it."""
+    dbapi = pooled.dbapi_connection
+    pgconn = dbapi.pgconn
+    if dbapi.autocommit:
+        result = pgconn.exec_prepared(_STATE_PREPARED, [])
+        if result.status == ExecStatus.FATAL_ERROR and \
+                result.error_field(DiagnosticField.SQLSTATE) == _UNDEFINED_STATEMENT:
+            _check(pgconn.prepare(_STATE_PREPARED, _STATE_STATEMENT), ExecStatus.COMMAND_OK)
+            result = pgconn.exec_prepared(_STATE_PREPARED, [])
+    elif pgconn.transaction_status == TransactionStatus.IDLE:
+        result = pgconn.exec_(b"BEGIN; " + _STATE_STATEMENT)
+    else:
+        cursor = dbapi.cursor()
+        try:
+            cursor.execute(_READ_STATE["postgresql"], prepare=True)
+            return [(name, value, None if option is None else option.encode()) for name, value, option in cursor]
+        finally:
+            cursor.close()
+    _check(result, ExecStatus.TUPLES_OK)
+    value = result.get_value
+    rows = []
+    for row in range(result.ntuples):
+        generation_value = value(row, 1)
+        rows.append((value(row, 0).decode(), None if generation_value is None else int(generation_value),
+                     value(row, 2)))
+    return rows
+
+
+def _check(result, status):
+    if result.status != status:
+        raise psycopg_errors.error_from_result(result)
 
 
 def track_writes(session_factory):
