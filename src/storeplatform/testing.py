@@ -219,6 +219,7 @@ class Site:
         consumer = self.registry.get("queue.consumer")
         if consumer is not None:
             consumer.stop(graceful=True)
+        self.registry["db.kept"].close()
         self.engine.dispose()
 
 

@@ -2,7 +2,9 @@
 from ..values import id_in_range
 from .ids import never_reuse_ids  # also: tables of the shared metadata never reuse ids
 from .meta import Base, metadata
+from .kept import READ, WRITE, KeptConnections
 from .session import (
+    PING_AFTER_IDLE,
     get_tm_session,
     make_engine,
     make_read_session_factory,
@@ -31,12 +33,16 @@ def includeme(config):
     # the BEGIN and ROLLBACK round trips.
     read_factory = make_read_session_factory(engine)
     read_only_views = config.registry.setdefault(READ_ONLY_VIEWS, set())
+    kept = config.registry["db.kept"] = KeptConnections(
+        engine, float(settings.get("sqlalchemy.ping_after_idle", PING_AFTER_IDLE)),
+        autocommit_reads=engine.dialect.name != "sqlite")
 
     def db(request):
         route = request.matched_route
         read = request.method in ("GET", "HEAD") or (
             route is not None and (request.method, route.name) in read_only_views)
-        return get_tm_session(read_factory if read else session_factory, request.tm, request.registry, request)
+        return get_tm_session(read_factory if read else session_factory, request.tm, request.registry, request,
+                              bind=kept.get(READ if read else WRITE))
 
     config.add_request_method(db, "db", reify=True)
 

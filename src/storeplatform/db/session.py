@@ -167,13 +167,15 @@ def _join_transaction_managers(factory):
     event.listen(factory, "do_orm_execute", orm_execute)
 
 
-def get_tm_session(session_factory, transaction_manager, registry=None, request=None):
-    """A session joined to ``transaction_manager``; commit and abort belong to it.
+def get_tm_session(session_factory, transaction_manager, registry=None, request=None, bind=None):
+    """A session joined to ``transaction_manager``; commit and abort belong to it. ``bind``: a
+    connection to run on instead of one from the pool (a web thread's kept connection).
 
     ``session.info`` carries what code holding only a session needs: the transaction
     manager (for after-commit work), the registry and, in a web request, the request.
     """
-    return session_factory(info={"tm": transaction_manager, "registry": registry, "request": request})
+    info = {"tm": transaction_manager, "registry": registry, "request": request}
+    return session_factory(info=info) if bind is None else session_factory(info=info, bind=bind)
 
 
 @contextlib.contextmanager
