@@ -50,10 +50,14 @@ def request_log_tween_factory(handler, registry):
             if access_log.isEnabledFor(logging.INFO):
                 duration = round((time.perf_counter() - started) * 1000, 1)
                 path = request.path_info if len(request.path_info) <= 2000 else request.path_info[:2000] + "..."
-                access_log.info("%s %s %s %.1fms %s", request.method, path, response.status_code, duration,
-                                response.content_length if response.content_length is not None else "-",
-                                extra={"method": request.method, "path": path, "status": response.status_code,
-                                       "duration_ms": duration, "bytes": response.content_length})
+                # The record made and handled as Logger.info would, without looking for the
+                # caller's frame (always this line) on every request.
+                access_log.handle(access_log.makeRecord(
+                    access_log.name, logging.INFO, __file__, 0, "%s %s %s %.1fms %s",
+                    (request.method, path, response.status_code, duration,
+                     response.content_length if response.content_length is not None else "-"), None,
+                    extra={"method": request.method, "path": path, "status": response.status_code,
+                           "duration_ms": duration, "bytes": response.content_length}))
             return response
         finally:
             request_id_var.reset(token)

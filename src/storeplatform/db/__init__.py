@@ -33,18 +33,32 @@ def includeme(config):
     # the BEGIN and ROLLBACK round trips.
     read_factory = make_read_session_factory(engine)
     read_only_views = config.registry.setdefault(READ_ONLY_VIEWS, set())
+    server = engine.dialect.name != "sqlite"
     kept = config.registry["db.kept"] = KeptConnections(
-        engine, float(settings.get("sqlalchemy.ping_after_idle", PING_AFTER_IDLE)),
-        autocommit_reads=engine.dialect.name != "sqlite")
+        engine, float(settings.get("sqlalchemy.ping_after_idle", PING_AFTER_IDLE)), autocommit_reads=server)
+    if server:
+        # A GET or HEAD on a database server has nothing to commit or abort (its statements
+        # autocommit, its session refuses writes): no zope transaction around it (begin, join,
+        # two-phase commit); its session is closed when the request ends. (On SQLite a GET keeps
+        # its transaction: the oauth plugin spends a nonce in it.)
+        settings["tm.activate_hook"] = _not_a_safe_method
 
     def db(request):
         route = request.matched_route
         read = request.method in ("GET", "HEAD") or (
             route is not None and (request.method, route.name) in read_only_views)
-        return get_tm_session(read_factory if read else session_factory, request.tm, request.registry, request,
-                              bind=kept.get(READ if read else WRITE))
+        manager = request.tm if request.environ.get("tm.active") else None
+        session = get_tm_session(read_factory if read else session_factory, manager, request.registry, request,
+                                 bind=kept.get(READ if read else WRITE))
+        if manager is None:
+            request.add_finished_callback(lambda request: session.close())
+        return session
 
     config.add_request_method(db, "db", reify=True)
+
+
+def _not_a_safe_method(request):
+    return request.method not in ("GET", "HEAD")
 
 
 def get_by_id(session, model, value):
