@@ -1,4 +1,6 @@
 """Database wiring: ``request.db`` is a session bound to the request's transaction."""
+from pyramid.interfaces import IRoutesMapper
+
 from ..values import id_in_range
 from .ids import never_reuse_ids  # also: tables of the shared metadata never reuse ids
 from .meta import Base, metadata
@@ -37,11 +39,20 @@ def includeme(config):
     kept = config.registry["db.kept"] = KeptConnections(
         engine, float(settings.get("sqlalchemy.ping_after_idle", PING_AFTER_IDLE)), autocommit_reads=server)
     if server:
-        # A GET or HEAD on a database server has nothing to commit or abort (its statements
-        # autocommit, its session refuses writes): no zope transaction around it (begin, join,
-        # two-phase commit); its session is closed when the request ends. (On SQLite a GET keeps
-        # its transaction: the oauth plugin spends a nonce in it.)
-        settings["tm.activate_hook"] = _not_a_safe_method
+        # A GET or HEAD, or a view declared read_only, on a database server has nothing to
+        # commit or abort (its statements autocommit, its session refuses writes): no zope
+        # transaction around it (begin, join, two-phase commit); its session is closed when the
+        # request ends. (On SQLite a GET keeps its transaction: the oauth plugin spends a nonce in
+        # it.) The hook runs before routing: a POST's route is looked up for it.
+        def needs_transaction(request):
+            if request.method in ("GET", "HEAD"):
+                return False
+            if not read_only_views:
+                return True
+            route = request.registry.getUtility(IRoutesMapper)(request)["route"]
+            return route is None or (request.method, route.name) not in read_only_views
+
+        settings["tm.activate_hook"] = needs_transaction
 
     def db(request):
         route = request.matched_route
@@ -55,10 +66,6 @@ def includeme(config):
         return session
 
     config.add_request_method(db, "db", reify=True)
-
-
-def _not_a_safe_method(request):
-    return request.method not in ("GET", "HEAD")
 
 
 def get_by_id(session, model, value):

@@ -66,19 +66,20 @@ def json_body(request, parse_float=None, parse_constant=None):
     Text that no database can store (NUL characters, lone UTF-16 surrogates such as
     ``"\\ud800"``) is refused here, once, for every route.
     """
-    if not request.body:
+    raw = request.body  # webob reads its copy of the body again on every access
+    if not raw:
         return {}
-    if len(request.body) > MAX_BODY_BYTES:
+    if len(raw) > MAX_BODY_BYTES:
         raise errors.REQUEST_TOO_LARGE(f"The request body is larger than {MAX_BODY_BYTES} bytes.")
     content_type = request.content_type or ""
     if content_type == FORM_TYPE:
-        body = _form_body(request)
+        body = _form_body(raw)
     elif content_type and content_type != "application/json" and not content_type.endswith("+json"):
         raise errors.UNSUPPORTED_MEDIA_TYPE(
             f"The request body must be JSON (application/json), not {content_type[:100]}.")
     else:
         try:
-            body = json.loads(request.body.decode("utf-8"), parse_float=parse_float,
+            body = json.loads(raw.decode("utf-8"), parse_float=parse_float,
                               parse_constant=parse_constant or _reject_constant)
         except (ValueError, UnicodeDecodeError) as exc:
             raise errors.INVALID_JSON(f"The request body is not valid JSON: {exc}")
@@ -90,10 +91,10 @@ def json_body(request, parse_float=None, parse_constant=None):
     return body
 
 
-def _form_body(request):
+def _form_body(raw):
     """Flat form fields, a repeated field keeping its last value (as in the query string)."""
     try:
-        return dict(parse_qsl(request.body.decode("ascii"), keep_blank_values=True, strict_parsing=False,
+        return dict(parse_qsl(raw.decode("ascii"), keep_blank_values=True, strict_parsing=False,
                               encoding="utf-8", errors="strict"))
     except (UnicodeDecodeError, ValueError):
         raise errors.INVALID_JSON("The form body is not valid UTF-8 form data.")
