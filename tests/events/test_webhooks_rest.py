@@ -262,3 +262,23 @@ def test_a_slow_test_delivery_holds_no_database_lock(make_site, receiver):
     assert time.monotonic() - started < 1.0
     sender.join()
     assert answers == [{"success": True, "response_code": 200}]
+
+
+def test_check_ins_see_every_webhook_change_and_ask_nothing_while_none_happens(wh, receiver):
+    event = wh.event("Door")
+    tickets = wh.tickets(event["id"], quantity=5)
+    wh.post("/checkin", {"ticket_code": tickets[0]["ticket_code"]}, status=200)
+    with count_queries(wh.site.engine) as n:
+        wh.post("/checkin", {"ticket_code": tickets[1]["ticket_code"]}, status=200)
+    assert n() == 2  # the site's state and the ticket's move; the webhooks are kept by generation
+    hook = wh.webhook("attendee.checked_in", receiver.url())
+    wh.post("/checkin", {"ticket_code": tickets[2]["ticket_code"]}, status=200)
+    assert [(d["webhook_id"], d["topic"]) for d in wh.deliveries()] == [(hook["id"], "attendee.checked_in")]
+    wh.put(f"/webhooks/{hook['id']}", {"status": "paused"}, status=200)
+    wh.post("/checkin", {"ticket_code": tickets[3]["ticket_code"]}, status=200)
+    assert len(wh.deliveries()) == 1
+    # A failed test delivery bumps the failure counter, not what check-ins look up.
+    wh.put(f"/webhooks/{hook['id']}", {"status": "active"}, status=200)
+    wh.post(f"/webhooks/{hook['id']}/test", status=200)
+    wh.post("/checkin", {"ticket_code": tickets[4]["ticket_code"]}, status=200)
+    assert [d["topic"] for d in wh.deliveries()] == ["attendee.checked_in", "test", "attendee.checked_in"]

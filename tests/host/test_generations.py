@@ -57,3 +57,33 @@ def test_read_in_a_transaction_that_already_ran_a_statement(site):
         add_post(s, "Inside")
     with site.session() as s:
         assert generation(s, "content") > before
+
+
+def cached_users(session, calls):
+    def compute():
+        calls.append(1)
+        return session.execute(text("SELECT count(*) FROM users")).scalar()
+    return cached_by_generation(session, "auth", "users", compute)
+
+
+def test_a_writer_computes_afresh_only_what_its_tables_count(site):
+    content, auth = [], []
+    with site.session() as s:
+        cached_count(s, content), cached_users(s, auth)
+    with site.session() as s:
+        add_post(s, "Mine")  # posts: the content generation
+        assert cached_count(s, content) == 1 and len(content) == 2  # its own write, afresh
+        cached_users(s, auth)
+        assert len(auth) == 1  # users untouched: still the kept value
+    with site.session() as s:
+        # A delete may cascade anywhere: every generation computes afresh.
+        s.execute(text("SELECT 1"))
+        s.delete(s.execute(select(Post)).scalars().first())
+        s.flush()
+        cached_users(s, auth)
+        assert len(auth) == 2
+    with site.session() as s:
+        before = len(auth)
+        s.execute(text("UPDATE posts SET title = title"))  # a statement as text: any table
+        cached_users(s, auth)
+        assert len(auth) == before + 1

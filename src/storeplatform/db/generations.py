@@ -3,13 +3,15 @@ the database by every transaction that changes that data (migration sp0004), and
 by them: values derived from the data, such as list totals, kept per process and keyed by the
 generation read in the same transaction before the value was computed. A cached value is thus
 never older than the generation it is filed under, and a committed write moves the generation
-on for every process at once. A transaction that has written anything computes afresh: it must
-see its own writes, which no generation counts before commit.
+on for every process at once. A transaction that has written data of a generation computes
+afresh what that generation keeps: it must see its own writes, which no generation counts
+before commit (a delete, or a statement whose table is not known, counts for every generation).
 """
 import json
+import re
 import threading
 
-from sqlalchemy import BigInteger, Column, String, Table, event, select
+from sqlalchemy import BigInteger, Column, String, Table, event, inspect, select
 
 from .meta import metadata
 
@@ -44,7 +46,7 @@ def generation(session, name):
 def stored_options(session):
     """{key: value} of the options table: read with the generations, or afresh by a transaction
     that has written (it must see its own writes)."""
-    if session.info.get(_WRITTEN):
+    if wrote_generation(session, "options"):
         table = metadata.tables["options"]
         return dict(session.execute(select(table.c.key, table.c.value)).all())
     return _site_state(session)[1]
@@ -129,14 +131,31 @@ def _check(result, status):
         raise psycopg_errors.error_from_result(result)
 
 
+# What a session has written, as the tables it wrote, or EVERYTHING where it cannot tell (a
+# delete, whose ON DELETE CASCADE reaches other tables; a statement written as text).
+EVERYTHING = "*"
+
+
 def track_writes(session_factory):
-    """Mark the sessions of ``session_factory`` that flushed or executed anything but a SELECT."""
+    """Record in the sessions of ``session_factory`` which tables they wrote."""
     def flushed(session, flush_context):
-        session.info[_WRITTEN] = True
+        # after_flush still sees what the flush wrote as new, dirty and deleted.
+        if session.deleted:
+            _wrote(session, EVERYTHING)
+            return
+        for instance in (*session.new, *session.dirty):
+            mapper = inspect(instance).mapper
+            for table in mapper.tables:
+                _wrote(session, table.name)
+            for relationship in mapper.relationships:
+                if relationship.secondary is not None:
+                    _wrote(session, getattr(relationship.secondary, "name", EVERYTHING))
 
     def executed(state):
-        if not state.is_select:
-            state.session.info[_WRITTEN] = True
+        if state.is_select:
+            return
+        table = getattr(state.statement, "table", None) if (state.is_insert or state.is_update) else None
+        _wrote(state.session, getattr(table, "name", EVERYTHING))
 
     def ended(session, transaction):
         if transaction.parent is None:
@@ -148,6 +167,59 @@ def track_writes(session_factory):
     event.listen(session_factory, "after_transaction_end", ended)
 
 
+def _wrote(session, table):
+    session.info.setdefault(_WRITTEN, set()).add(table)
+
+
+def wrote_generation(session, name):
+    """Whether this transaction wrote data that generation ``name`` counts (it must then see
+    its own writes: nothing cached by that generation is good for it)."""
+    written = session.info.get(_WRITTEN)
+    if not written:
+        return False
+    if EVERYTHING in written:
+        return True
+    tables = generation_tables(session)
+    return any(tables.get(table) == name for table in written)
+
+
+_TABLES_KEY = "db.generation_tables"
+_TRIGGERS = {
+    "postgresql": "SELECT c.relname, t.tgargs FROM pg_trigger t "
+                  "JOIN pg_class c ON c.oid = t.tgrelid WHERE t.tgname LIKE 'sp\\_generation\\_%'",
+    "sqlite": "SELECT tbl_name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'sp_generation_%'",
+}
+_SQLITE_GENERATION = re.compile(r"VALUES \('([^']+)', 0\)")
+
+
+def generation_tables(session):
+    """{table: generation} as the migrations' triggers say (``add_generation_triggers``), read
+    once per process (a process starts after the migrations it serves). A table no trigger
+    names belongs to no generation."""
+    registry = session.info["registry"]
+    tables = registry.get(_TABLES_KEY)
+    if tables is None:
+        connection = session.connection()
+        dialect = connection.dialect.name
+        # On the driver: a read of the schema once per process, not a statement of the request.
+        cursor = connection.connection.dbapi_connection.cursor()
+        try:
+            cursor.execute(_TRIGGERS[dialect])
+            rows = cursor.fetchall()
+        finally:
+            cursor.close()
+        tables = {}
+        for table, argument in rows:
+            if dialect == "postgresql":
+                tables[table] = bytes(argument).split(b"\x00")[0].decode()  # NUL-separated
+            else:
+                match = _SQLITE_GENERATION.search(argument or "")
+                if match:
+                    tables[table] = match.group(1)
+        registry[_TABLES_KEY] = tables
+    return tables
+
+
 class GenerationCache:
     """Values computed from the data of a generation, by (generation, key)."""
 
@@ -157,7 +229,7 @@ class GenerationCache:
         self._lock = threading.Lock()
 
     def get_or_compute(self, session, name, key, compute):
-        if session.info.get(_WRITTEN):
+        if wrote_generation(session, name):
             return compute()
         entry = (name, generation(session, name), key)
         try:
@@ -192,20 +264,30 @@ def cached_by_generation(session, name, key, compute):
 _PG_FUNCTION = "sp_bump_generation"  # created by sp0004: bumps TG_ARGV[0] once per transaction
 
 
-def add_generation_triggers(op, name, tables):
+def add_generation_triggers(op, name, tables, changed_columns=None):
     """In a migration: every committed change of ``tables`` moves generation ``name`` on. On
     PostgreSQL at commit (a deferred constraint trigger, once per transaction); on SQLite, whose
-    writers are serialized anyway, a row trigger per statement kind."""
+    writers are serialized anyway, a row trigger per statement kind. With ``changed_columns``, an
+    UPDATE counts only when one of those columns changed (what the generation keeps reads only
+    them, and the table's other columns change often)."""
     postgresql = op.get_bind().dialect.name == "postgresql"
+    when = None
+    if changed_columns:
+        distinct = "IS DISTINCT FROM" if postgresql else "IS NOT"
+        when = " OR ".join(f"OLD.{column} {distinct} NEW.{column}" for column in changed_columns)
     for table in tables:
         if postgresql:
-            op.execute(f"CREATE CONSTRAINT TRIGGER sp_generation_{table} AFTER INSERT OR UPDATE OR DELETE ON "
-                       f"{table} DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
-                       f"EXECUTE FUNCTION {_PG_FUNCTION}('{name}')")
+            kinds = [("", "INSERT OR UPDATE OR DELETE", "")] if when is None else \
+                [("", "INSERT OR DELETE", ""), ("_update", "UPDATE", f"WHEN ({when}) ")]
+            for suffix, operations, condition in kinds:
+                op.execute(f"CREATE CONSTRAINT TRIGGER sp_generation_{table}{suffix} AFTER {operations} ON "
+                           f"{table} DEFERRABLE INITIALLY DEFERRED FOR EACH ROW {condition}"
+                           f"EXECUTE FUNCTION {_PG_FUNCTION}('{name}')")
             continue
         for operation in ("INSERT", "UPDATE", "DELETE"):
+            condition = f"WHEN {when} " if when and operation == "UPDATE" else ""
             op.execute(f"CREATE TRIGGER sp_generation_{table}_{operation.lower()} AFTER {operation} ON {table} "
-                       f"BEGIN INSERT OR IGNORE INTO generations (name, value) VALUES ('{name}', 0); "
+                       f"{condition}BEGIN INSERT OR IGNORE INTO generations (name, value) VALUES ('{name}', 0); "
                        f"UPDATE generations SET value = value + 1 WHERE name = '{name}'; END")
 
 
@@ -214,6 +296,7 @@ def drop_generation_triggers(op, tables):
     for table in tables:
         if postgresql:
             op.execute(f"DROP TRIGGER IF EXISTS sp_generation_{table} ON {table}")
+            op.execute(f"DROP TRIGGER IF EXISTS sp_generation_{table}_update ON {table}")
         else:
             for operation in ("insert", "update", "delete"):
                 op.execute(f"DROP TRIGGER IF EXISTS sp_generation_{table}_{operation}")

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import Integer, and_, bindparam, case, delete, func, or_, select, update
 
-from storeplatform.api import UTCDateTime, enqueue_after_commit, utcnow
+from storeplatform.api import UTCDateTime, cached_by_generation, enqueue_after_commit, utcnow
 
 from .delivery import Attempt, Outcome
 from .models import (
@@ -38,14 +38,17 @@ ABANDONED = "abandoned: the worker stopped while sending"
 
 
 def active_webhook_ids(session, topic):
-    # Cached for the transaction: an order that makes 50 tickets asks once, not 50 times.
+    # Kept per process by the ``webhooks`` generation (evt0008), and for the transaction: an
+    # order that makes 50 tickets asks once, not 50 times.
     cache = session.info.setdefault(_ACTIVE_CACHE, {})
     if topic not in cache:
-        # On the table (Core): the ORM's compilation costs more than this one-column read.
-        hooks = Webhook.__table__
-        cache[topic] = session.execute(
-            select(hooks.c.id).where(hooks.c.topic == topic, hooks.c.status == "active").order_by(hooks.c.id)
-        ).scalars().all()
+        def load():
+            # On the table (Core): the ORM's compilation costs more than this one-column read.
+            hooks = Webhook.__table__
+            return tuple(session.execute(
+                select(hooks.c.id).where(hooks.c.topic == topic, hooks.c.status == "active").order_by(hooks.c.id)
+            ).scalars().all())
+        cache[topic] = cached_by_generation(session, "webhooks", ("active", topic), load)
     return cache[topic]
 
 
