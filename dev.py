@@ -20,6 +20,9 @@ BIN = os.path.join(VENV, "Scripts" if os.name == "nt" else "bin")
 # Where `dev.py test` installs the test plugins: a folder of their own, on no path of the
 # environment that `serve` runs (only the test run adds it).
 TEST_PLUGINS = os.path.join(VENV, "test-plugins")
+# The admin's browser tests drive Debian's Chromium (Playwright with the system browser; no
+# browser is downloaded at run time).
+CHROMIUM = "/usr/bin/chromium"
 
 
 def run(*cmd, **kwargs):
@@ -54,7 +57,25 @@ def install(test=False):
             fh.write(fingerprint)
     if test:
         install_test_plugins(python)
+        install_chromium()
     return python
+
+
+def install_chromium(path=None):
+    """Debian's chromium for the browser tests, with apt-get, when it is missing (as root, or
+    through sudo)."""
+    path = path or CHROMIUM
+    if os.path.exists(path):
+        return
+    apt = shutil.which("apt-get")
+    if apt is None:
+        sys.exit(f"The browser tests need Chromium at {path}: install Debian's chromium package.")
+    sudo = [] if not hasattr(os, "geteuid") or os.geteuid() == 0 else [shutil.which("sudo") or "sudo"]
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for step in (["update"], ["install", "-y", "--no-install-recommends", "chromium"]):
+        status = run(*sudo, apt, *step, env=env)
+        if status:
+            sys.exit(f"apt-get {step[0]} failed ({status}): the browser tests need Chromium at {path}")
 
 
 def install_test_plugins(python):

@@ -7,7 +7,8 @@ setup(
     package_dir={"": "src"},
     packages=find_packages("src"),
     include_package_data=True,
-    package_data={"storeplatform": ["migrations/*.py", "migrations/*.mako", "migrations/versions/*.py"]},
+    package_data={"storeplatform": ["migrations/*.py", "migrations/*.mako", "migrations/versions/*.py",
+                                   "admin/templates/*.jinja2", "admin/static/*"]},
     python_requires=">=3.11",
     install_requires=[
         "pyramid>=2.0",
@@ -27,11 +28,13 @@ setup(
         "orjson>=3.10",
         "waitress>=3.0",
         "plaster_pastedeploy",
+        "pyramid_jinja2>=2.10",
     ],
     extras_require={
         "production": ["gunicorn>=22"],
         "test": ["pytest>=8", "pytest-xdist>=3.5", "webtest>=3.0", "pypdf>=4.0", "schemathesis>=4.0",
-                 "requests-oauthlib>=2.0", "WooCommerce>=3.0"],
+                 "requests-oauthlib>=2.0", "WooCommerce>=3.0",
+                 "playwright>=1.40"],
     },
     entry_points={
         "paste.app_factory": ["main = storeplatform:main"],

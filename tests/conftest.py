@@ -57,3 +57,27 @@ def make_site(database, tmp_path):
 def site(make_site):
     """The host alone, no plugins."""
     return make_site()
+
+
+# Screenshots of the admin pages, saved by every run for a reviewer to look at.
+ADMIN_SCREENSHOTS = Path(__file__).resolve().parents[1] / "var" / "admin-screenshots"
+
+
+@pytest.fixture
+def browse():
+    """``browse(site, *chromium_args)``: a real Chromium on the site's WSGI app served over HTTP
+    on 127.0.0.1, as an ``AdminBrowser`` (``login``, ``goto``, ``screenshot``, ``logout``,
+    ``page``); the site's settings decide the database and the queue. Closed after the test."""
+    import contextlib
+
+    from storeplatform.testing_browser import AdminBrowser, launch_chromium, live_server
+
+    stack = contextlib.ExitStack()
+
+    def factory(site, *chromium_args):
+        base_url = stack.enter_context(live_server(site.wsgi))
+        context = stack.enter_context(launch_chromium(*chromium_args))
+        return AdminBrowser(context, base_url, site, ADMIN_SCREENSHOTS)
+
+    with stack:
+        yield factory

@@ -39,6 +39,7 @@ def make_config(global_config=None, *, plugins=(), environ=None, **settings):
     config.include(".queue")
     config.include(".store.views")
     config.include(".health")
+    config.include(".admin")
     _add_request_methods(config)
     config.add_tween("storeplatform.client.ingress_tween_factory", under=EXCVIEW)
     # Outermost: the request id and the access record cover every answer, errors included.

@@ -15,10 +15,15 @@ Besides these names, a plugin gets, inside a web request:
 
 and, in ``storeplatform_includeme(config)``, the config directives
 ``config.add_rest_namespace(name, ...)``, ``config.add_rest_services(module_or_service, ...)``
-and ``config.add_error_translation(DomainError, to_rest_error)``.
+and ``config.add_error_translation(DomainError, to_rest_error)``; for admin pages
+``config.add_admin_views(module, ...)``, ``config.add_admin_templates(spec)`` and
+``config.add_admin_static(name, spec)``.
 """
 from huey import crontab
 
+from .admin.forms import form_values, refuse_form
+from .admin.guard import admin_redirect, admin_url
+from .admin.pages import AdminPage, admin_view
 from .auth import (ConsumerKeyCredentials, Identity, consumer_key_credentials, require,
                    require_consumer_key_permission, user_can)
 from .cli import CliError, Parser
@@ -81,4 +86,6 @@ __all__ = [
     "Periodic", "TaskContext", "crontab", "enqueue_after_commit", "enqueue_now",
     # command line
     "CliError", "Parser",
+    # admin pages
+    "AdminPage", "admin_view", "admin_url", "admin_redirect", "form_values", "refuse_form",
 ]

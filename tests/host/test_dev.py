@@ -45,9 +45,13 @@ def scratch_checkout(tmp_path):
     return root
 
 
-def install(root, test):
-    done = subprocess.run([sys.executable, "-c", f"import dev; dev.install(test={test})"], cwd=root,
-                          capture_output=True, text=True, timeout=60, check=False)
+def install(root, test, chromium=None, env=None):
+    """Run dev.install in the scratch checkout. ``chromium``: where dev.py looks for the browser
+    (by default a file that exists, so that no test installs one by accident)."""
+    chromium = chromium or str(root / "dev.py")
+    code = f"import dev; dev.CHROMIUM = {chromium!r}; dev.install(test={test})"
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60,
+                          check=False, env=env)
     assert done.returncode == 0, done.stderr
     calls = root / ".venv" / "bin" / "calls"
     lines = calls.read_text().splitlines() if calls.exists() else []
@@ -81,3 +85,49 @@ def test_dev_install_runs_pip_only_when_a_packaging_file_changed(tmp_path):
         (root / "tests" / "testplugin" / made).write_text("built\n")
     assert install(root, test=True) == []
     assert os.path.isdir(root / ".venv" / "test-plugins")
+
+
+def fake_tools(tmp_path, *names):
+    """A folder of commands that record their arguments in ``calls`` (apt-get, sudo)."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    for name in names:
+        tool = folder / name
+        if name == "sudo":
+            tool.write_text('#!/bin/sh\necho "sudo $*" >> "$(dirname "$0")/calls"\nexec "$@"\n')
+        else:
+            tool.write_text(f'#!/bin/sh\necho "{name} $*" >> "$(dirname "$0")/calls"\n')
+        tool.chmod(0o755)
+    return folder
+
+
+def test_the_test_set_up_installs_debian_chromium_when_it_is_missing(tmp_path):
+    root = scratch_checkout(tmp_path)
+    tools = fake_tools(tmp_path, "apt-get", "sudo")
+    env = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}"}
+    missing = str(tmp_path / "no-chromium-here")
+    install(root, test=True, chromium=missing, env=env)
+    calls = (tools / "calls").read_text().splitlines()
+    apt = [line[line.index("apt-get"):] for line in calls if "apt-get" in line and not line.startswith("sudo")]
+    assert [line.split(" ", 1)[1] for line in apt] == ["update", "install -y --no-install-recommends chromium"]
+    assert all(line.startswith("sudo ") for line in calls if line.startswith("sudo")) and \
+        (os.geteuid() == 0) == (not any(line.startswith("sudo") for line in calls))
+    # Present: nothing is installed; and serve never installs it.
+    (tools / "calls").unlink()
+    install(root, test=True, env=env)
+    install(root, test=False, chromium=missing, env=env)
+    assert not (tools / "calls").exists()
+
+
+def test_the_test_set_up_says_so_when_it_cannot_install_chromium(tmp_path):
+    root = scratch_checkout(tmp_path)
+    tools = tmp_path / "bin-without-apt"
+    tools.mkdir()
+    for name in ("sh", "dirname", "mkdir"):  # what the fake python of the checkout runs
+        (tools / name).symlink_to(shutil.which(name))
+    code = f"import dev; dev.CHROMIUM = {str(tmp_path / 'none')!r}; dev.install(test=True)"
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60,
+                          check=False, env={**os.environ, "PATH": str(tools)})
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"The browser tests need Chromium at {tmp_path / 'none'}: install Debian's chromium package.")

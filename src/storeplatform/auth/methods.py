@@ -19,6 +19,7 @@ from ..errors import (AUTHENTICATION_FAILED, CONSUMER_KEY_HTTPS_REQUIRED, CONSUM
                       COOKIE_INVALID_NONCE, JWT_INVALID)
 from ..store.models import AppPassword, AuthSession, ConsumerKey, User
 from .identity import Identity, UserRecord
+from .passwords import verify_password
 from .sealed import seal, unseal
 from .tokens import constant_time_equal, keyed_hash, random_token
 
@@ -195,21 +196,46 @@ def nonce_is_valid(request, session_token, nonce):
     return any(constant_time_equal(make_nonce(request, session_token, t), nonce) for t in (tick, tick - 1))
 
 
-def cookie_identity(request):
-    nonce = request.headers.get("X-Nonce")
-    if nonce is None:
-        return None  # a cookie alone proves nothing: it could be a cross-site request
+def session_user(request):
+    """The user of the request's session cookie (a ``UserRecord``), or None when there is no
+    cookie or its session is unknown or expired. The cookie alone: callers decide what else
+    proves the request came from the site (the nonce of REST, the admin's form token)."""
     token = request.cookies.get(SESSION_COOKIE, "")
+    if not token:
+        return None
     token_hash = keyed_hash(_secret(request), token, "session")
 
     def load():
         row = request.db.execute(select(AuthSession).where(AuthSession.token_hash == token_hash)).scalar_one_or_none()
         return None if row is None else (UserRecord.of(row.user), row.expires_at)
 
-    found = _kept(request, ("cookie", token_hash), load) if token else None
-    if found is None or found[1] <= utcnow() or not nonce_is_valid(request, token, nonce):
+    found = _kept(request, ("cookie", token_hash), load)
+    if found is None or found[1] <= utcnow():
+        return None
+    return found[0]
+
+
+def cookie_identity(request):
+    nonce = request.headers.get("X-Nonce")
+    if nonce is None:
+        return None  # a cookie alone proves nothing: it could be a cross-site request
+    user = session_user(request)
+    if user is None or not nonce_is_valid(request, request.cookies.get(SESSION_COOKIE, ""), nonce):
         raise COOKIE_INVALID_NONCE()
-    return Identity(found[0], "cookie")
+    return Identity(user, "cookie")
+
+
+def user_for_password(session, login, password):
+    """The user with ``login`` when ``password`` is theirs, else None (the same time either way)."""
+    user = session.execute(select(User).where(User.login == login)).scalar_one_or_none()
+    # Verify against a dummy hash when the login is unknown, so timing does not tell.
+    stored = user.password_hash if user is not None else _DUMMY_HASH
+    if not verify_password(password, stored) or user is None:
+        return None
+    return user
+
+
+_DUMMY_HASH = "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
 
 
 # --- JWT ---------------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 from pyramid.request import RequestLocalCache
 
 from .capabilities import user_can
+from .identity import Identity
+from .methods import session_user
 
 
 class SecurityPolicy:
@@ -10,6 +12,12 @@ class SecurityPolicy:
         self._cache = RequestLocalCache(self._load_identity)
 
     def _load_identity(self, request):
+        if getattr(request, "is_admin", False):
+            # The admin's pages know one credential, the cookie session, and no other: a browser
+            # sends Basic credentials on its own, and a page must not act on them. Its forms
+            # carry the token that the admin checks on every unsafe method.
+            user = session_user(request)
+            return Identity(user, "cookie") if user is not None else None
         return request.registry["plugins"].hook.storeplatform_authenticate(request=request)
 
     def identity(self, request):

@@ -1,13 +1,10 @@
 """store/v1 users and authentication: the current user, cookie login and logout, nonces, JWT."""
-from sqlalchemy import select
-
-from ...auth.methods import SESSION_COOKIE, issue_jwt, make_nonce, session_for_cookie, start_session
-from ...auth.passwords import verify_password
+from ...auth.methods import (SESSION_COOKIE, issue_jwt, make_nonce, session_for_cookie, start_session,
+                             user_for_password)
 from ...errors import INVALID_LOGIN
 from ...rest import Service
 from .. import schemas
 from ..errors import NO_SESSION, SEND_CREDENTIALS
-from ..models import User
 
 me = Service("store/v1", "/users/me", name="users-me", description="The authenticated user.")
 login = Service("store/v1", "/auth/login", name="auth-login", description="Cookie login; answers a nonce for X-Nonce.")
@@ -65,12 +62,7 @@ def post_token(request):
 
 
 def _check_password(request, login, password):
-    user = request.db.execute(select(User).where(User.login == login)).scalar_one_or_none()
-    # Verify against a dummy hash when the login is unknown, so timing does not tell.
-    stored = user.password_hash if user is not None else _DUMMY_HASH
-    if not verify_password(password, stored) or user is None:
+    user = user_for_password(request.db, login, password)
+    if user is None:
         raise INVALID_LOGIN()
     return user
-
-
-_DUMMY_HASH = "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="

@@ -1,0 +1,87 @@
+"""The host's own admin views: login and logout with the cookie session of ``store/v1/auth/login``,
+and the dashboard (the pages the user may open)."""
+from pyramid.httpexceptions import HTTPSeeOther
+from pyramid.security import NO_PERMISSION_REQUIRED
+
+from ..auth.methods import SESSION_COOKIE, session_for_cookie, start_session, user_for_password
+from .forms import form_values, refuse_form
+from .guard import AdminForbidden, admin_url, check_request, layout_values
+from .pages import ADMIN_PREFIX, allowed_methods, visible_pages
+from .tokens import FIELD, login_token, login_token_is_valid
+
+MAX_LOGIN = 200
+
+
+def includeme(config):
+    config.add_route("admin:root", ADMIN_PREFIX)
+    config.add_route("admin:dashboard", ADMIN_PREFIX + "/")
+    config.add_route("admin:login", ADMIN_PREFIX + "/login")
+    config.add_route("admin:logout", ADMIN_PREFIX + "/logout")
+    view = dict(permission=NO_PERMISSION_REQUIRED)
+    config.add_view(lambda request: HTTPSeeOther(location=admin_url(request, "/")), route_name="admin:root", **view)
+    config.add_view(dashboard, route_name="admin:dashboard", request_method="GET",
+                    renderer="admin/dashboard.jinja2", **view)
+    config.add_view(login_form, route_name="admin:login", request_method="GET", renderer="admin/login.jinja2", **view)
+    config.add_view(login, route_name="admin:login", request_method="POST", renderer="admin/login.jinja2", **view)
+    config.add_view(logout, route_name="admin:logout", request_method="POST", **view)
+    for name, methods in (("admin:dashboard", ("GET",)), ("admin:login", ("GET", "POST")),
+                          ("admin:logout", ("POST",))):
+        allowed_methods(config.registry, name).update(methods)
+
+
+def dashboard(request):
+    check_request(request, None)
+    pages = visible_pages(request)
+    if not pages:
+        # Customers and subscribers have no page here: the admin is the staff's.
+        raise AdminForbidden("You are logged in, but your account may not use the admin.")
+    return layout_values(request, title="Dashboard", pages=pages)
+
+
+def safe_next(request, value):
+    """Where to go after login: an admin path of this site only (never another site)."""
+    if (isinstance(value, str) and value.startswith(ADMIN_PREFIX + "/") and "//" not in value
+            and "\\" not in value and not value.startswith(ADMIN_PREFIX + "/login")):
+        return request.application_url + value
+    return admin_url(request, "/")
+
+
+def login_form(request):
+    next_path = request.GET.get("next", "")
+    if request.identity is not None:
+        return HTTPSeeOther(location=safe_next(request, next_path))
+    return _login_values(request, next_path)
+
+
+def _login_values(request, next_path, login_name="", error=None):
+    return layout_values(request, title="Log in", login_token=login_token(request), csrf_field=FIELD,
+                         next=next_path if isinstance(next_path, str) else "", login=login_name, error=error)
+
+
+def login(request):
+    form = form_values(request)
+    next_path = form.get("next", "")
+    if not login_token_is_valid(request, form.get(FIELD, "")):
+        raise AdminForbidden("The login form has expired or did not come from this site: load it and try again.")
+    name, password = form.get("login", "").strip(), form.get("password", "")
+    user = None
+    if name and password and len(name) <= MAX_LOGIN and len(password) <= 4096:
+        user = user_for_password(request.db, name, password)
+    if user is None:
+        refuse_form(request)
+        return _login_values(request, next_path, name[:MAX_LOGIN], "Unknown login or wrong password.")
+    response = HTTPSeeOther(location=safe_next(request, next_path))
+    start_session(request, user)
+    # start_session sets the cookie on request.response; the redirect is the response sent.
+    response.headerlist.extend(h for h in request.response.headerlist if h[0].lower() == "set-cookie")
+    return response
+
+
+def logout(request):
+    check_request(request, None)
+    row = session_for_cookie(request)
+    if row is not None:
+        request.db.delete(row)
+    response = HTTPSeeOther(location=admin_url(request, "/login"))
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return response
