@@ -7,6 +7,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..db import registry_of
 from ..db.generations import cached_by_generation, stored_options
+from ..errors import InvalidParams
 from ..values import parse_bool, parse_decimal
 from .models import Option
 
@@ -123,6 +124,36 @@ def set_option(session, key, value):
     session.flush()
     session.info.pop("options", None)
     return value
+
+
+def section_specs(registry, section):
+    """The specs of one settings section, in declaration order (empty for an unknown section)."""
+    return [spec for spec in specs_of(registry).values() if spec.section == section]
+
+
+def sections_of(registry):
+    """Every section name: ``general`` first, ``advanced`` last, the others by name (plugins
+    register in no order a reader could rely on)."""
+    names = {spec.section for spec in specs_of(registry).values()}
+    return sorted(names, key=lambda name: (name != "general", name == "advanced", name))
+
+
+def set_section(session, section, values):
+    """Validate and store ``values`` (``{key: value}``) of one section: what ``PUT
+    store/v1/settings/<section>`` and the admin's settings pages both do. Raises
+    ``InvalidParams`` naming every bad key and value at once; the caller's transaction must then
+    be aborted (the valid values were written), so that nothing is half-saved."""
+    specs = {spec.key for spec in section_specs(registry_of(session), section)}
+    errors = {key: f"not an option of section {section}" for key in values if key not in specs}
+    for key, value in values.items():
+        if key in errors:
+            continue
+        try:
+            set_option(session, key, value)
+        except OptionError as exc:
+            errors[key] = str(exc)
+    if errors:
+        raise InvalidParams(errors)
 
 
 def site_timezone(session):

@@ -1,9 +1,8 @@
 """store/v1 settings: the site options by section (manage_options)."""
-from ...errors import InvalidParams
 from ...rest import Service
 from .. import schemas
 from ..errors import SETTINGS_INVALID_SECTION
-from ..options import OptionError, set_option, specs_of
+from ..options import section_specs, set_section, specs_of
 
 all_settings = Service("store/v1", "/settings", name="settings", description="Site options by section.")
 section = Service("store/v1", "/settings/{section}", name="settings-section",
@@ -27,27 +26,17 @@ def get_section(request):
 
 @section.put(permission="manage_options", body=schemas.SettingsBody())
 def put_section(request):
-    specs = {spec.key: spec for spec in _section_specs(request)}
-    errors = {key: f"not an option of section {request.matchdict['section']}"
-              for key in request.validated if key not in specs}
-    for key, value in request.validated.items():
-        if key in errors:
-            continue
-        try:
-            set_option(request.db, key, value)
-        except OptionError as exc:
-            errors[key] = str(exc)
-    if errors:
-        # Every bad key and value at once; nothing half-written: the transaction is aborted
-        # with the error.
-        raise InvalidParams(errors)
+    specs = _section_specs(request)
+    # Every bad key and value at once; nothing half-written: the transaction is aborted with
+    # the error.
+    set_section(request.db, request.matchdict["section"], request.validated)
     values = request.site_options
-    return [_option_json(spec, values[spec.key]) for spec in specs.values()]
+    return [_option_json(spec, values[spec.key]) for spec in specs]
 
 
 def _section_specs(request):
     name = request.matchdict["section"]
-    specs = [s for s in specs_of(request.registry).values() if s.section == name]
+    specs = section_specs(request.registry, name)
     if not specs:
         raise SETTINGS_INVALID_SECTION(f"No settings section {name!r}.")
     return specs
