@@ -6,7 +6,7 @@ setup(
     description="Event ticketing for storeplatform: events, venues, attendees, check-in, webhooks",
     packages=find_packages(),
     include_package_data=True,
-    package_data={"storeplatform_events": ["migrations/versions/*.py"]},
+    package_data={"storeplatform_events": ["migrations/versions/*.py", "admin_templates/events/*.jinja2"]},
     python_requires=">=3.11",
     install_requires=["storeplatform", "segno>=1.6", "requests>=2.31", "requests-hardened>=1.0"],
     entry_points={"storeplatform.plugins": ["events = storeplatform_events.plugin"]},

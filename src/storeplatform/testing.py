@@ -278,6 +278,37 @@ def wait_for(predicate, timeout=20.0, interval=0.05):
         time.sleep(interval)
 
 
+ADMIN_PASSWORD = "demo-password"
+
+
+def admin_login(site, login, role=None, password=ADMIN_PASSWORD, status=303):
+    """Log in to the admin through its login form (WebTest); with ``role`` the user is made
+    first. Returns the answer (303 to the dashboard when the password is right)."""
+    if role is not None:
+        site.create_user(login, role, password=password)
+    page = site.app.get("/admin/login")
+    form = page.forms["login-form"]
+    form["login"], form["password"] = login, password
+    return form.submit(status=status)
+
+
+def admin_token(page):
+    """The form token of a rendered admin page (its ``<meta name="csrf-token">``)."""
+    import re
+
+    return re.search(r'<meta name="csrf-token" content="([0-9a-f]*)">', page.text).group(1)
+
+
+def assert_admin_page(res, status, text=None):
+    """An admin answer: HTML with that status and ``text`` in it, never JSON or a traceback."""
+    assert res.status_int == status, (res.status, res.text[:400])
+    assert res.content_type == "text/html", res.content_type
+    assert "Traceback" not in res.text
+    if text is not None:
+        assert text in res.text, res.text[-1500:]
+    return res
+
+
 def free_port():
     """A TCP port on 127.0.0.1 that nothing listens on now (for servers a test starts)."""
     import socket
@@ -292,5 +323,5 @@ def queue_url(tmp_dir):
     return server_huey_url() or f"sqlite:///{tmp_dir}/huey-{uuid.uuid4().hex[:8]}.sqlite"
 
 
-__all__ = ["TestDatabase", "Site", "cli_environ", "assert_error", "count_queries", "running_worker", "wait_for", "queue_url", "free_port",
+__all__ = ["TestDatabase", "Site", "cli_environ", "assert_error", "admin_login", "admin_token", "assert_admin_page", "count_queries", "running_worker", "wait_for", "queue_url", "free_port",
            "server_database_url", "server_huey_url"]

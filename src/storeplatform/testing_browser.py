@@ -87,7 +87,7 @@ class AdminBrowser:
         self.page.fill("input[name=login]", login)
         self.page.fill("input[name=password]", password)
         with self.page.expect_navigation():
-            self.page.click("form.form button[type=submit]")
+            self.page.click("#login-form button[type=submit]")
         return self.page
 
     def logout(self):

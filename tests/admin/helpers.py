@@ -1,33 +1,8 @@
-"""WebTest helpers of the admin tests: log in through the login form, read the page's form token."""
-import re
+"""WebTest helpers of the admin tests (shared with the plugins' admin tests through
+storeplatform.testing)."""
+from storeplatform.testing import ADMIN_PASSWORD as PASSWORD
+from storeplatform.testing import admin_login as login
+from storeplatform.testing import admin_token as token
+from storeplatform.testing import assert_admin_page as assert_page
 
-PASSWORD = "demo-password"
-
-
-def admin_site(make_site, *plugins, **settings):
-    return make_site(plugins=list(plugins), **settings)
-
-
-def login(site, login, role=None, password=PASSWORD, status=303):
-    """Log in through the form (the user is made first unless it exists); returns the answer."""
-    if role is not None:
-        site.create_user(login, role, password=password)
-    page = site.app.get("/admin/login")
-    form = page.forms[0]
-    form["login"], form["password"] = login, password
-    return form.submit(status=status)
-
-
-def token(page):
-    """The form token of a rendered admin page."""
-    return re.search(r'<meta name="csrf-token" content="([0-9a-f]*)">', page.text).group(1)
-
-
-def assert_page(res, status, text=None):
-    """An admin answer: HTML with that status, the text in it, never JSON or a traceback."""
-    assert res.status_int == status, (res.status, res.text[:400])
-    assert res.content_type == "text/html", res.content_type
-    assert "Traceback" not in res.text
-    if text is not None:
-        assert text in res.text, res.text[-1500:]
-    return res
+__all__ = ["PASSWORD", "assert_page", "login", "token"]

@@ -35,7 +35,7 @@ def test_anonymous_pages_redirect_to_the_login_page(make_site):
     assert site.app.get("/admin", status=303).location == "http://localhost/admin/"
     assert site.app.get("/admin/", status=303).location == "http://localhost/admin/login?next=/admin/"
     page = assert_page(site.app.get("/admin/login"), 200, "Log in")
-    assert page.forms[0].action == "http://localhost/admin/login"
+    assert page.forms["login-form"].action == "http://localhost/admin/login"
 
 
 def test_login_dashboard_and_logout(make_site):
@@ -64,7 +64,7 @@ def test_login_goes_back_to_the_page_asked_for_and_never_to_another_site(make_si
                                ("/admin//evil.example", "http://localhost/admin/"),
                                ("/api/store/v1/users/me", "http://localhost/admin/")):
         page = site.app.get("/admin/login", params={"next": next_path})
-        form = page.forms[0]
+        form = page.forms["login-form"]
         form["login"], form["password"] = "boss", PASSWORD
         assert form.submit(status=303).location == landing, next_path
         site.app.reset()
@@ -80,7 +80,7 @@ def test_a_wrong_password_shows_the_form_again_and_starts_no_session(make_site):
     assert sessions(site) == 0
     # Empty and huge fields are the same refusal, not an error.
     page = site.app.get("/admin/login")
-    form = page.forms[0]
+    form = page.forms["login-form"]
     form["login"], form["password"] = "x" * 5000, "y" * 100_000
     assert_page(form.submit(status=400), 400, "Unknown login or wrong password.")
 
@@ -92,7 +92,7 @@ def test_the_login_form_needs_its_token(make_site):
     assert_page(site.app.post("/admin/login", {"login": "boss", "password": PASSWORD}, status=403), 403,
                 "did not come from this site")
     page = site.app.get("/admin/login")
-    good = page.forms[0]["csrf_token"].value
+    good = page.forms["login-form"]["csrf_token"].value
     site.app.reset()
     site.app.post("/admin/login", {"login": "boss", "password": PASSWORD, "csrf_token": good}, status=403)
     site.app.get("/admin/login")
@@ -202,6 +202,6 @@ def test_a_site_behind_a_base_path_keeps_it_in_every_link(make_site):
     assert res.location == "http://localhost/shop/admin/login?next=/shop/admin/"
     page = site.app.get("/admin/login", extra_environ=env)
     assert 'action="http://localhost/shop/admin/login"' in page.text
-    form = page.forms[0]
+    form = page.forms["login-form"]
     form["login"], form["password"], form["next"] = "boss", PASSWORD, "/admin/notes"
     assert form.submit(extra_environ=env, status=303).location == "http://localhost/shop/admin/notes"

@@ -35,7 +35,7 @@ def test_a_wrong_password_and_a_customer(make_site, browse):
     page.fill("input[name=login]", "admin")
     page.fill("input[name=password]", "wrong")
     with page.expect_navigation():
-        page.click("form.form button[type=submit]")
+        page.click("#login-form button[type=submit]")
     assert page.inner_text("p.error") == "Unknown login or wrong password."
     browser.screenshot("login-refused")
     browser.login("customer")

@@ -46,6 +46,11 @@ def storeplatform_includeme(config):
     from . import page
 
     page.includeme(config)
+    from .webhooks import admin
+
+    # The admin pages are the same in both variants: they call the domain code, not the API.
+    config.add_admin_templates("storeplatform_events:admin_templates")
+    config.add_admin_views(admin)
 
 
 @hookimpl

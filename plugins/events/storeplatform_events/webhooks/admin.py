@@ -1,0 +1,136 @@
+"""The webhooks pages of the admin (manage_options, as the REST routes): the list with status and
+failures, create, edit, pause/resume, delete, the test button and each webhook's delivery log.
+Every change goes through ``manage``, the code of the REST routes."""
+from pyramid.httpexceptions import HTTPNotFound
+from sqlalchemy import select
+
+from storeplatform.api import (AdminPage, InvalidParams, admin_redirect, admin_view, form_values, get_by_id,
+                               id_in_range, refuse_form, site_timezone)
+
+from . import manage
+from .models import WEBHOOK_STATUSES, Webhook, WebhookDelivery
+from .topics import FIRED_TOPICS, TOPICS
+
+WEBHOOKS = AdminPage("webhooks", "Webhooks", "/webhooks", "manage_options", order=50)
+ONE = r"/{id:\d+}"
+FORM = "events/webhook_form.jinja2"
+FIELDS = ("name", "url", "topic", "secret", "status")
+TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+
+
+def _load(request):
+    item = get_by_id(request.db, Webhook, request.matchdict["id"])
+    if item is None:
+        raise HTTPNotFound()
+    return item
+
+
+def _form_page(item, values, errors):
+    title = f"Edit webhook {item.name}" if item else "New webhook"
+    return {"title": title, "item": item, "values": values, "errors": errors,
+            "topics": [(name, text, name in FIRED_TOPICS) for name, text in TOPICS.items()],
+            "statuses": WEBHOOK_STATUSES}
+
+
+def _sent(request):
+    form = form_values(request)
+    return {name: form[name] for name in FIELDS if name in form}
+
+
+@admin_view(WEBHOOKS, template="events/webhooks.jinja2")
+def list_webhooks(request):
+    hooks = request.db.execute(select(Webhook).order_by(Webhook.id)).scalars().all()
+    return {"title": "Webhooks", "webhooks": hooks}
+
+
+@admin_view(WEBHOOKS, path="/new", template=FORM)
+def new_webhook(request):
+    return _form_page(None, {"status": "active", "topic": "event.created"}, {})
+
+
+@admin_view(WEBHOOKS, path="/new", request_method="POST", template=FORM)
+def create_webhook(request):
+    values = _sent(request)
+    try:
+        item = manage.create_webhook(request.db, manage.validated_body(request, values))
+    except InvalidParams as exc:
+        refuse_form(request)
+        return _form_page(None, values, exc.params)
+    return admin_redirect(request, "/webhooks", notice=f"Webhook {item.name} created.")
+
+
+@admin_view(WEBHOOKS, path=ONE + "/edit", template=FORM)
+def edit_webhook(request):
+    item = _load(request)
+    return _form_page(item, {name: getattr(item, name) for name in FIELDS}, {})
+
+
+@admin_view(WEBHOOKS, path=ONE + "/edit", request_method="POST", template=FORM)
+def save_webhook(request):
+    item = _load(request)
+    values = _sent(request)
+    try:
+        manage.update_webhook(request.db, item, manage.validated_body(request, values, partial=True))
+    except InvalidParams as exc:
+        refuse_form(request)
+        return _form_page(item, {**{name: getattr(item, name) for name in FIELDS}, **values}, exc.params)
+    return admin_redirect(request, "/webhooks", notice=f"Webhook {item.name} saved.")
+
+
+@admin_view(WEBHOOKS, path=ONE + "/pause", request_method="POST")
+def pause_webhook(request):
+    item = manage.update_webhook(request.db, _load(request), {"status": "paused"})
+    return admin_redirect(request, "/webhooks", notice=f"Webhook {item.name} paused.")
+
+
+@admin_view(WEBHOOKS, path=ONE + "/resume", request_method="POST")
+def resume_webhook(request):
+    item = manage.update_webhook(request.db, _load(request), {"status": "active"})
+    return admin_redirect(request, "/webhooks", notice=f"Webhook {item.name} is active again.")
+
+
+@admin_view(WEBHOOKS, path=ONE + "/delete", template="events/webhook_delete.jinja2")
+def confirm_delete(request):
+    item = _load(request)
+    return {"title": f"Delete webhook {item.name}", "item": item}
+
+
+@admin_view(WEBHOOKS, path=ONE + "/delete", request_method="POST")
+def delete_webhook(request):
+    item = _load(request)
+    name = item.name
+    manage.delete_webhook(request.db, item)
+    return admin_redirect(request, "/webhooks", notice=f"Webhook {name} deleted; its delivery log stays.")
+
+
+@admin_view(WEBHOOKS, path=ONE + "/test", request_method="POST")
+def test_webhook(request):
+    item = _load(request)
+    webhook_id, name = item.id, item.name
+    outcome = manage.send_test(request, item)
+    code = outcome.response_code or 0
+    if outcome.success:
+        notice = f"Test delivery to {name}: response {code}."
+    else:
+        notice = f"Test delivery to {name} failed: response {code}" + (f" ({outcome.error})." if outcome.error else ".")
+    return admin_redirect(request, f"/webhooks/{webhook_id}/deliveries", notice=notice)
+
+
+@admin_view(WEBHOOKS, path=ONE + "/deliveries", template="events/webhook_deliveries.jinja2")
+def deliveries(request):
+    webhook_id = request.matchdict["id"]
+    item = get_by_id(request.db, Webhook, webhook_id)
+    rows = manage.delivery_log(request.db, int(webhook_id)) if item is not None or id_in_range(int(webhook_id)) else []
+    if item is None and not rows:
+        raise HTTPNotFound()  # a deleted webhook's rows stay in the log and are still shown
+    tz = site_timezone(request.db)
+    return {"title": f"Deliveries of {item.name}" if item else f"Deliveries of deleted webhook {webhook_id}",
+            "item": item, "webhook_id": webhook_id, "limit": manage.LOG_LIMIT,
+            "rows": [_row(d, tz) for d in rows]}
+
+
+def _row(delivery: WebhookDelivery, tz):
+    moment = delivery.finished_at or delivery.attempted_at or delivery.created_at
+    return {"time": moment.astimezone(tz).strftime(TIME_FORMAT), "topic": delivery.topic, "uuid": delivery.uuid,
+            "status": delivery.status, "response_code": delivery.response_code, "duration_ms": delivery.duration_ms,
+            "error": delivery.error}

@@ -1,0 +1,100 @@
+"""What a site owner does with webhooks, for the REST routes and the admin pages alike: validate
+a body, create, update, delete, send a test delivery, read the delivery log."""
+import secrets
+import string
+import uuid
+
+from sqlalchemy import delete, select
+
+from storeplatform.api import deserialize, utcnow
+
+from .delivery import post, signed_attempt
+from .models import PENDING, SENDING, Webhook, WebhookDelivery
+from .outbox import record
+from .payloads import envelope_body, local_timestamp
+from .schemas import WebhookBody, webhook_update
+from .settings import webhook_policy
+from .topics import TEST_TOPIC
+
+SECRET_ALPHABET = string.ascii_letters + string.digits
+LOG_LIMIT = 100
+
+
+def new_secret():
+    return "".join(secrets.choice(SECRET_ALPHABET) for _ in range(32))
+
+
+def url_policy(request):
+    """The bindings of a webhook body: the site's webhook settings, which the URL is checked with."""
+    return {"policy": webhook_policy(request.registry)}
+
+
+def validated_body(request, values, partial=False):
+    """``values`` checked by the schema of POST (or, ``partial``, PUT) /webhooks, bound as the
+    routes bind it; raises ``InvalidParams`` naming every bad field."""
+    schema = (webhook_update() if partial else WebhookBody()).bind(**url_policy(request))
+    return deserialize(schema, values)
+
+
+def create_webhook(session, v):
+    now = utcnow()
+    item = Webhook(name=v["name"].strip(), url=v["url"].strip(), topic=v["topic"],
+                   secret=v.get("secret") or new_secret(), status=v["status"], failures=0,
+                   created_at=now, updated_at=now)
+    session.add(item)
+    session.flush()
+    return item
+
+
+def update_webhook(session, item, v):
+    if "url" in v:
+        item.url = v["url"].strip()
+    if "name" in v:
+        item.name = v["name"].strip()
+    if "topic" in v:
+        item.topic = v["topic"]
+    if "secret" in v:
+        item.secret = v["secret"] or new_secret()
+    if "status" in v and v["status"] != item.status:
+        if v["status"] == "active":
+            # Resuming gives the receiver a fresh run of five chances.
+            item.failures = 0
+        item.status = v["status"]
+    item.updated_at = utcnow()
+    session.flush()
+    return item
+
+
+def delete_webhook(session, item):
+    # Queued work of the webhook goes with it; its log rows stay in the log.
+    session.execute(delete(WebhookDelivery).where(WebhookDelivery.webhook_id == item.id,
+                                                  WebhookDelivery.status == PENDING)
+                    .execution_options(synchronize_session=False))
+    session.delete(item)
+    session.flush()
+
+
+def send_test(request, item):
+    """Send a test delivery to the webhook at once and log it; returns the outcome
+    (``success``, ``response_code``, ``error``). Commits the request's transaction first."""
+    delivery_uuid = str(uuid.uuid4())
+    timestamp = local_timestamp(request.db)
+    body = envelope_body(TEST_TOPIC, item.id, timestamp, {"test": True})
+    attempt = signed_attempt(item.id, item.url, item.secret, TEST_TOPIC, body, delivery_uuid, timestamp)
+    # End the request's transaction before the request goes out: a slow receiver must not
+    # hold database locks (on SQLite every writer would wait).
+    request.tm.commit()
+    request.tm.begin()
+    outcome = post(webhook_policy(request.registry), attempt)
+    delivery = WebhookDelivery(uuid=delivery_uuid, webhook_id=attempt.webhook_id, topic=TEST_TOPIC,
+                               body=body.decode("utf-8"), timestamp=timestamp, status=SENDING, claimed_at=utcnow())
+    request.db.add(delivery)
+    request.db.flush()
+    record(request.db, delivery.id, attempt, outcome, TEST_TOPIC)
+    return outcome
+
+
+def delivery_log(session, webhook_id, limit=LOG_LIMIT):
+    """The webhook's deliveries, newest first (pending and sending ones included: the outbox)."""
+    return session.execute(select(WebhookDelivery).where(WebhookDelivery.webhook_id == webhook_id)
+                           .order_by(WebhookDelivery.id.desc()).limit(limit)).scalars().all()
