@@ -62,6 +62,8 @@ def test_login_goes_back_to_the_page_asked_for_and_never_to_another_site(make_si
                                ("https://evil.example/", "http://localhost/admin/"),
                                ("//evil.example/admin/", "http://localhost/admin/"),
                                ("/admin//evil.example", "http://localhost/admin/"),
+                               ("/admin/notes\x00", "http://localhost/admin/"),
+                               ("/admin/login", "http://localhost/admin/"),
                                ("/api/store/v1/users/me", "http://localhost/admin/")):
         page = site.app.get("/admin/login", params={"next": next_path})
         form = page.forms["login-form"]

@@ -2,9 +2,20 @@
 button and the delivery log, through the code of the REST routes; hostile forms."""
 import re
 
+import pytest
+
 from storeplatform.testing import admin_login, admin_token, assert_admin_page
 
-from .webhook_fixtures import hooks_site, receiver  # noqa: F401
+from .webhook_fixtures import hooks_site
+from .webhook_receiver import Receiver
+
+
+@pytest.fixture
+def receiver():
+    """A real HTTP receiver on 127.0.0.1 for the test."""
+    r = Receiver()
+    yield r
+    r.close()
 
 API = "/api/events/v1"
 

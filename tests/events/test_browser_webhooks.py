@@ -1,9 +1,20 @@
 """Webhooks in a real Chromium: create one to a real receiver on 127.0.0.1, send a test, see the
 delivery in the log; a change's delivery goes through a real Huey consumer (Redis in the
 PostgreSQL run, SQLite otherwise) and appears in the log too."""
+import pytest
+
 from storeplatform.testing import queue_url, wait_for
 
-from .webhook_fixtures import hooks_site, payload, receiver, signed_by  # noqa: F401
+from .webhook_fixtures import hooks_site, payload, signed_by
+from .webhook_receiver import Receiver
+
+
+@pytest.fixture
+def receiver():
+    """A real HTTP receiver on 127.0.0.1 for the test."""
+    r = Receiver()
+    yield r
+    r.close()
 
 
 def test_create_a_webhook_send_a_test_and_see_the_deliveries(make_site, tmp_path, receiver, browse):

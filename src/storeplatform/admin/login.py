@@ -38,12 +38,16 @@ def dashboard(request):
     return layout_values(request, title="Dashboard", pages=pages)
 
 
+def is_safe_next(value):
+    """An admin path of this site (never another site, never the login page itself)."""
+    return (isinstance(value, str) and value.startswith(ADMIN_PREFIX + "/") and "//" not in value
+            and "\\" not in value and "\x00" not in value and len(value) <= 2000
+            and not value.startswith(ADMIN_PREFIX + "/login"))
+
+
 def safe_next(request, value):
-    """Where to go after login: an admin path of this site only (never another site)."""
-    if (isinstance(value, str) and value.startswith(ADMIN_PREFIX + "/") and "//" not in value
-            and "\\" not in value and not value.startswith(ADMIN_PREFIX + "/login")):
-        return request.application_url + value
-    return admin_url(request, "/")
+    """Where to go after login: ``value`` when it is a safe admin path, else the dashboard."""
+    return request.application_url + value if is_safe_next(value) else admin_url(request, "/")
 
 
 def login_form(request):
@@ -55,7 +59,7 @@ def login_form(request):
 
 def _login_values(request, next_path, login_name="", error=None):
     return layout_values(request, title="Log in", login_token=login_token(request), csrf_field=FIELD,
-                         next=next_path if isinstance(next_path, str) else "", login=login_name, error=error)
+                         next=next_path if is_safe_next(next_path) else "", login=login_name, error=error)
 
 
 def login(request):
