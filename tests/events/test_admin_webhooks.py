@@ -17,6 +17,7 @@ def receiver():
     yield r
     r.close()
 
+
 API = "/api/events/v1"
 
 
