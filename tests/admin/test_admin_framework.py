@@ -200,10 +200,10 @@ def test_a_site_behind_a_base_path_keeps_it_in_every_link(make_site):
     site = notes_site(make_site)
     site.create_user("boss", "administrator", password=PASSWORD)
     env = {"SCRIPT_NAME": "/shop"}
-    res = site.app.get("/admin/", extra_environ=env, status=303)
-    assert res.location == "http://localhost/shop/admin/login?next=/shop/admin/"
-    page = site.app.get("/admin/login", extra_environ=env)
+    res = site.app.get("/admin/notes", params={"a": "1 2"}, extra_environ=env, status=303)
+    assert res.location == "http://localhost/shop/admin/login?next=/admin/notes%3Fa%3D1%2B2"
+    page = site.app.get("/admin/login", params={"next": "/admin/notes?a=1+2"}, extra_environ=env)
     assert 'action="http://localhost/shop/admin/login"' in page.text
     form = page.forms["login-form"]
-    form["login"], form["password"], form["next"] = "boss", PASSWORD, "/admin/notes"
-    assert form.submit(extra_environ=env, status=303).location == "http://localhost/shop/admin/notes"
+    form["login"], form["password"] = "boss", PASSWORD
+    assert form.submit(extra_environ=env, status=303).location == "http://localhost/shop/admin/notes?a=1+2"

@@ -25,7 +25,12 @@ def admin_url(request, path="", **query):
 
 
 def login_url(request):
-    return admin_url(request, "/login", next=request.path_qs)
+    """The login page, to come back to this request's page after it: its path within the site
+    (without the base path, which ``safe_next`` adds again)."""
+    here = quote(request.path_info, safe="/:@!$&'()*+,;=-._~")
+    if request.query_string:
+        here += "?" + request.query_string
+    return admin_url(request, "/login", next=here)
 
 
 def admin_redirect(request, path, notice=None):
