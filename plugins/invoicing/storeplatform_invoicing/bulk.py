@@ -5,21 +5,14 @@ progress bar (on stderr) read from the job's items while workers do the work. A 
 safe: regeneration keeps each document's number, and an interrupted job just stops being
 watched while its queued tasks still run.
 """
-import logging
 import sys
 import threading
 import time
 
-from sqlalchemy import func, insert, select, update
+from storeplatform.api import ORDER_STATUSES, CliError, Parser, enqueue_now
 
-from storeplatform.api import ORDER_STATUSES, CliError, Order, Parser, enqueue_now, id_in_range
-
-from .documents import UNBILLABLE_STATUSES, UnbillableOrder, regenerate
-from .models import DOCUMENT_TYPES, Job, JobItem
-
-log = logging.getLogger(__name__)
-TASK = "invoicing.regenerate_order"
-INSERT_CHUNK = 1000
+from .jobs import TASK, create_job, job_progress, select_orders
+from .models import DOCUMENT_TYPES
 
 
 def add_commands(subparsers):
@@ -50,26 +43,10 @@ def _order_ids(args):
 def cmd_regenerate(env, args):
     ids = _order_ids(args)
     with env.transaction() as session:
-        stmt = select(Order.id, Order.status).order_by(Order.id)
-        if ids:
-            stmt = stmt.where(Order.id.in_([i for i in ids if id_in_range(i)]))
-        if args.status:
-            stmt = stmt.where(Order.status.in_(args.status))
-        rows = session.execute(stmt).all()
-        if ids and not args.status:
-            missing = sorted(set(ids) - {row.id for row in rows})
-            if missing:
-                raise CliError("no order with id " + ", ".join(map(str, missing)))
-        # As POST regenerate: cancelled and failed orders only with a forced type.
-        order_ids = [row.id for row in rows if args.force_type or row.status not in UNBILLABLE_STATUSES]
-        skipped = len(rows) - len(order_ids)
-        job = Job(force_type=args.force_type, total=len(order_ids))
-        session.add(job)
-        session.flush()
-        job_id = job.id
-        for start in range(0, len(order_ids), INSERT_CHUNK):
-            session.execute(insert(JobItem), [{"job_id": job_id, "order_id": oid, "done": False}
-                                              for oid in order_ids[start:start + INSERT_CHUNK]])
+        order_ids, missing, skipped = select_orders(session, ids, args.status, args.force_type)
+        if missing:
+            raise CliError("no order with id " + ", ".join(map(str, missing)))
+        job_id = create_job(session, order_ids, args.force_type)
     if skipped:
         print(f"skipping {skipped} cancelled or failed orders (use --force-type to include them)", file=sys.stderr)
     total = len(order_ids)
@@ -127,10 +104,8 @@ class Sender(threading.Thread):
 
 def progress(env, job_id):
     with env.transaction() as session:
-        done, failed = session.execute(
-            select(func.count(), func.count(JobItem.error)).where(JobItem.job_id == job_id, JobItem.done.is_(True))
-        ).one()
-    return done, failed
+        state = job_progress(session, job_id)
+    return state["done"], state["failed"]
 
 
 def watch(env, job_id, total, sender=None, interval=0.25, stream=None, hint_after=15.0):
@@ -167,25 +142,3 @@ def draw(stream, done, total, failed, elapsed, sent=None, width=30):
     queued = f" sent {sent}/{total}" if sent is not None and sent < total else ""
     stream.write(f"\r[{bar}] {done}/{total} ({100 * done // total}%{extra}){queued} {elapsed:.0f}s ")
     stream.flush()
-
-
-def regenerate_order_task(ctx, job_id, order_id):
-    """Regenerate one order of a job and mark its item done, in the same transaction; a
-    failure is recorded on the item in a transaction of its own."""
-    session = ctx.session
-    force_type = session.execute(select(Job.force_type).where(Job.id == job_id)).scalar_one_or_none()
-    order = session.get(Order, order_id)
-    error = None
-    if order is None:
-        error = "the order no longer exists"
-    else:
-        try:
-            with session.begin_nested():
-                regenerate(session, order, force_type)
-        except UnbillableOrder as exc:
-            error = f"the order is {exc}"
-        except Exception as exc:  # recorded on the item, so the job still finishes
-            log.exception("invoicing: regenerating order %s of job %s failed", order_id, job_id)
-            error = f"{exc.__class__.__name__}: {exc}"[:500]
-    session.execute(update(JobItem).where(JobItem.job_id == job_id, JobItem.order_id == order_id)
-                    .values(done=True, error=error))

@@ -39,7 +39,7 @@ def storeplatform_order_status_changed(order, old_status, new_status):
 
 @hookimpl
 def storeplatform_tasks():
-    from .bulk import TASK, regenerate_order_task
+    from .jobs import TASK, regenerate_order_task
     from .documents import RENDER_TASK, render_document_task
 
     return {RENDER_TASK: render_document_task, TASK: regenerate_order_task}

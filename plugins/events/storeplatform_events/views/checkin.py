@@ -2,19 +2,17 @@
 
 A refused ticket is the domain's ``TicketError``, answered by the plugin's one translation."""
 import logging
-from decimal import Decimal
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
-from storeplatform.api import Post, Service, round_money, site_timezone
+from storeplatform.api import Post, Service, site_timezone
 
-from .. import checkin, queries, schemas
+from .. import checkin, checkin_report, queries, schemas
 from ..errors import CHECKIN_FAILED, EVENT_INVALID_ID
-from ..models import EVENT_TYPE, Attendee
+from ..models import EVENT_TYPE
 from ..serialize import attendee_summary, plain_local
 
 log = logging.getLogger(__name__)
-RECENT_CAP = 50
 
 checkin_route = Service("events/v1", "/checkin", name="checkin", description="Check a ticket in.")
 checkout_route = Service("events/v1", "/checkin/checkout", name="checkin-checkout", description="Check a ticket out.")
@@ -82,43 +80,15 @@ def post_validate(request):
 @stats_route.get(permission="manage_shop")
 def get_stats(request):
     event_id, title = load_event(request)
-    counts = dict(request.db.execute(select(Attendee.status, func.count()).where(Attendee.event_id == event_id)
-                                     .group_by(Attendee.status)).all())
-    total = sum(counts.values())
-    checked_in = counts.get("checked_in", 0)
-    checked_out = counts.get("checked_out", 0)
-    cancelled = counts.get("cancelled", 0)
-    admitted = total - cancelled
-    percentage = round_money(Decimal(checked_in + checked_out) * 100 / admitted, 1) if admitted else Decimal(0)
-    return {
-        "event_id": event_id,
-        "event_name": title,
-        "total": total,
-        "pending": counts.get("active", 0),
-        "checked_in": checked_in,
-        "checked_out": checked_out,
-        "cancelled": cancelled,
-        "percentage": float(percentage),
-    }
+    return {"event_id": event_id, "event_name": title, **checkin_report.event_stats(request.db, event_id)}
 
 
 @recent_route.get(permission="manage_shop", query=schemas.RecentQuery())
 def get_recent(request):
     event_id, title = load_event(request)
-    limit = min(request.validated["limit"], RECENT_CAP)
-    rows = request.db.execute(
-        select(Attendee).where(Attendee.event_id == event_id, Attendee.checked_in_at.is_not(None))
-        .order_by(Attendee.checked_in_at.desc(), Attendee.id.desc()).limit(limit)).scalars()
-    tz = site_timezone(request.db)
     return {
         "event_id": event_id,
         "event_name": title,
-        "checkins": [{
-            "id": a.id,
-            "name": f"{a.first_name} {a.last_name}".strip(),
-            "ticket_code": a.ticket_code,
-            "status": a.status,
-            "checked_in_at": plain_local(a.checked_in_at, tz),
-            "checked_out_at": plain_local(a.checked_out_at, tz),
-        } for a in rows],
+        "checkins": checkin_report.recent_checkins(request.db, event_id, request.validated["limit"],
+                                                   site_timezone(request.db)),
     }

@@ -1,0 +1,118 @@
+"""The check-in desk of the admin, without HTTP: which events the door can choose, and one scan
+of a ticket code, told as a result the desk shows (checked in, already in, cancelled, wrong
+event, unknown, failed) with the attendee's name.
+
+A scan calls ``checkin.check_in``, the function behind ``POST events/v1/checkin``, so the
+``attendee_checked_in`` action and the ``attendee.checked_in`` webhook fire exactly as there."""
+import logging
+from datetime import timedelta
+
+from sqlalchemy import case, select
+
+from storeplatform.api import Post
+
+from . import checkin
+from .errors import CANCELLED_TICKET, INVALID_TICKET, WRONG_EVENT
+from .models import EVENT_TYPE, EventDetails
+from .serialize import plain_local
+
+log = logging.getLogger(__name__)
+
+# The longest ticket code the desk looks up (codes are 16 characters; the column holds 40):
+# a longer text is a scan of something else, refused as bad input before any query.
+MAX_CODE_LENGTH = 100
+EVENTS_SHOWN = 200
+
+KIND_OF_ERROR = {INVALID_TICKET.code: "unknown", WRONG_EVENT.code: "wrong_event",
+                 CANCELLED_TICKET.code: "cancelled"}
+TITLES = {
+    "checked_in": "Checked in",
+    "already_in": "Already checked in",
+    "cancelled": "Cancelled ticket",
+    "wrong_event": "Wrong event",
+    "unknown": "Unknown ticket",
+    "failed": "Check-in failed",
+}
+
+
+class BadCode(ValueError):
+    """A ticket code the desk does not look up (empty, too long, control characters)."""
+
+
+def clean_code(text):
+    """The ticket code of what was typed or scanned: surrounding blanks dropped; raises BadCode."""
+    if not isinstance(text, str):
+        raise BadCode("Enter a ticket code.")
+    code = text.strip()
+    if not code:
+        raise BadCode("Enter a ticket code.")
+    if len(code) > MAX_CODE_LENGTH:
+        raise BadCode(f"A ticket code has at most {MAX_CODE_LENGTH} characters.")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in code):
+        raise BadCode("A ticket code has no control characters.")
+    return code
+
+
+def door_events(session, today):
+    """(id, title, start_date) of the events the door can choose: today's and the coming ones
+    first (soonest first), then past ones (latest first); trashed events are left out."""
+    upcoming = EventDetails.end_date >= today - timedelta(days=1)
+    rows = session.execute(
+        select(Post.id, Post.title, EventDetails.start_date)
+        .join(EventDetails, EventDetails.post_id == Post.id)
+        .where(Post.post_type == EVENT_TYPE, Post.status != "trash")
+        .order_by(case((upcoming, 0), else_=1),
+                  case((upcoming, EventDetails.start_date)),
+                  EventDetails.start_date.desc(), Post.id)
+        .limit(EVENTS_SHOWN)).all()
+    return [(row.id, row.title, row.start_date) for row in rows]
+
+
+def door_event(session, event_id):
+    """(id, title) of an event the desk can work for, or None."""
+    row = session.execute(select(Post.id, Post.title).where(
+        Post.id == event_id, Post.post_type == EVENT_TYPE, Post.status != "trash")).first()
+    return (row.id, row.title) if row else None
+
+
+def _person(attendee, event_name):
+    return {"name": f"{attendee.first_name} {attendee.last_name}".strip(), "ticket_code": attendee.ticket_code,
+            "status": attendee.status, "event_id": attendee.event_id, "event_name": event_name or ""}
+
+
+def _result(kind, message, attendee=None, event_name=None, checked_in_at=None):
+    return {"result": kind, "title": TITLES[kind], "message": message,
+            "attendee": None if attendee is None else _person(attendee, event_name),
+            "checked_in_at": checked_in_at}
+
+
+def _check_in(session, code, event_id):
+    # A savepoint: when a plugin's action fails after the ticket moved, the move (and the
+    # webhook deliveries written with it) are undone and the rest of the request goes on.
+    with session.begin_nested():
+        return checkin.check_in(session, code, event_id)
+
+
+def scan(session, text, event_id, tz):
+    """Check the ticket ``text`` in for ``event_id``; the result the desk shows. Raises BadCode."""
+    code = clean_code(text)
+    try:
+        try:
+            attendee, event_name, already = _check_in(session, code, event_id)
+        except checkin.TicketError as exc:
+            # Codes are printed in capitals: a code typed in small letters is the same ticket.
+            if exc.error is not INVALID_TICKET or code.upper() == code:
+                raise
+            code = code.upper()
+            attendee, event_name, already = _check_in(session, code, event_id)
+    except checkin.TicketError as exc:
+        kind = KIND_OF_ERROR.get(exc.error.code, "failed")
+        attendee, event_name = (None, None) if kind in ("unknown", "failed") else checkin.find_ticket(session, code)
+        return _result(kind, exc.message, attendee, event_name,
+                       None if attendee is None else plain_local(attendee.checked_in_at, tz))
+    except Exception as exc:  # noqa: BLE001  (shown at the desk, and logged)
+        log.warning("check-in at the desk failed: %r", exc)
+        return _result("failed", "The check-in failed; the ticket is unchanged. Try again.")
+    kind = "already_in" if already else "checked_in"
+    message = "Attendee already checked in." if already else "Attendee checked in."
+    return _result(kind, message, attendee, event_name, plain_local(attendee.checked_in_at, tz))
