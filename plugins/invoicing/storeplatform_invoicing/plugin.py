@@ -18,7 +18,7 @@ def storeplatform_site_options():
 
 @hookimpl
 def storeplatform_includeme(config):
-    from . import storefront, views
+    from . import admin_invoices, storefront, views
     from .documents import UnbillableOrder
     from .errors import order_not_billable
 
@@ -28,6 +28,9 @@ def storeplatform_includeme(config):
     config.add_rest_services(views)
     config.add_error_translation(UnbillableOrder, order_not_billable)
     storefront.includeme(config)
+    config.add_admin_templates("storeplatform_invoicing:admin_templates")
+    config.add_admin_static("invoicing", "storeplatform_invoicing:admin_static")
+    config.add_admin_views(admin_invoices)
 
 
 @hookimpl
