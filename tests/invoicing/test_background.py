@@ -131,3 +131,36 @@ def test_unreachable_queue_is_one_clear_line(shop, tmp_path):
         last = proc.stderr.strip().splitlines()[-1]
         assert "could not send the tasks" in last and "0 of 1 were sent" in last, proc.stderr
     assert shop.documents() == []
+
+
+def test_the_job_sweep_hands_lost_items_over_again_once(shop):
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from storeplatform.api import utcnow
+    from storeplatform_invoicing.models import JobItem
+
+    orders = [shop.order("on-hold") for _ in range(3)]
+    shop.run_task("invoicing.sweep_jobs")  # nothing to do: no job yet
+    assert _job_items(shop) == []
+    # A job whose hand-off was lost: items committed, no task ever sent (as if the process died).
+    from storeplatform_invoicing.jobs import create_job
+
+    with shop.session() as s:
+        job_id = create_job(s, [o["id"] for o in orders])
+        s.execute(update(JobItem).where(JobItem.order_id != orders[2]["id"])
+                  .values(queued_at=utcnow() - timedelta(hours=1)))
+    items = _job_items(shop)
+    assert [row[2] for row in items] == [False, False, False]
+    shop.run_task("invoicing.sweep_jobs")  # memory:// queue: the re-sent tasks run after commit
+    items = _job_items(shop)
+    # The two stale items are done; the one handed off just now is left to its own task.
+    assert [(row[1], row[2], row[3]) for row in items] == [(orders[0]["id"], True, None),
+                                                           (orders[1]["id"], True, None),
+                                                           (orders[2]["id"], False, None)]
+    assert sorted(d[0] for d in shop.documents()) == [orders[0]["id"], orders[1]["id"]]
+    # A task handed over twice finds its item done and leaves the document alone.
+    before = shop.documents()
+    shop.run_task("invoicing.regenerate_order", job_id, orders[0]["id"])
+    assert shop.documents() == before

@@ -7,9 +7,11 @@ same task; only the hand-off differs (the command sends the tasks itself after i
 web request hands them over when its transaction commits)."""
 import logging
 
-from sqlalchemy import func, insert, select, update
+from datetime import timedelta
 
-from storeplatform.api import Order, enqueue_after_commit, id_in_range
+from sqlalchemy import func, insert, or_, select, update
+
+from storeplatform.api import Order, enqueue_after_commit, id_in_range, utcnow
 
 from .documents import UNBILLABLE_STATUSES, UnbillableOrder, regenerate
 from .models import Job, JobItem
@@ -18,6 +20,11 @@ log = logging.getLogger(__name__)
 TASK = "invoicing.regenerate_order"
 INSERT_CHUNK = 1000
 ERRORS_SHOWN = 20
+# An item not done this long after its hand-off is handed over again by the sweep: its task was
+# lost (the process died between the commit and the hand-off, or a worker died running it). A
+# task that was only waiting in a long queue runs twice, and the second finds its item done.
+REQUEUE_AFTER = timedelta(minutes=30)
+SWEEP_BATCH = 1000
 
 
 def select_orders(session, order_ids=(), statuses=(), force_type=None):
@@ -40,8 +47,9 @@ def create_job(session, order_ids, force_type=None):
     job = Job(force_type=force_type, total=len(order_ids))
     session.add(job)
     session.flush()
+    now = utcnow()
     for start in range(0, len(order_ids), INSERT_CHUNK):
-        session.execute(insert(JobItem), [{"job_id": job.id, "order_id": oid, "done": False}
+        session.execute(insert(JobItem), [{"job_id": job.id, "order_id": oid, "done": False, "queued_at": now}
                                           for oid in order_ids[start:start + INSERT_CHUNK]])
     return job.id
 
@@ -78,7 +86,11 @@ def regenerate_order_task(ctx, job_id, order_id):
     """Regenerate one order of a job and mark its item done, in the same transaction; a
     failure is recorded on the item in a transaction of its own."""
     session = ctx.session
-    force_type = session.execute(select(Job.force_type).where(Job.id == job_id)).scalar_one_or_none()
+    row = session.execute(select(Job.force_type, JobItem.done).join(JobItem, JobItem.job_id == Job.id)
+                          .where(Job.id == job_id, JobItem.order_id == order_id)).first()
+    if row is None or row.done:
+        return  # a task handed over twice (the sweep), or of a job that is gone
+    force_type = row.force_type
     order = session.get(Order, order_id)
     error = None
     if order is None:
@@ -94,3 +106,21 @@ def regenerate_order_task(ctx, job_id, order_id):
             error = f"{exc.__class__.__name__}: {exc}"[:500]
     session.execute(update(JobItem).where(JobItem.job_id == job_id, JobItem.order_id == order_id)
                     .values(done=True, error=error))
+
+
+def sweep_jobs_task(ctx):
+    """Hand over again the items not done long after their hand-off (see REQUEUE_AFTER); each is
+    stamped in the same statement, so two sweeps never send one item twice."""
+    now = utcnow()
+    session = ctx.session
+    stale = (select(JobItem.job_id, JobItem.order_id)
+             .where(JobItem.done.is_(False),
+                    or_(JobItem.queued_at.is_(None), JobItem.queued_at < now - REQUEUE_AFTER))
+             .order_by(JobItem.job_id, JobItem.order_id).limit(SWEEP_BATCH))
+    for job_id, order_id in session.execute(stale).all():
+        moved = session.execute(
+            update(JobItem).where(JobItem.job_id == job_id, JobItem.order_id == order_id, JobItem.done.is_(False),
+                                  or_(JobItem.queued_at.is_(None), JobItem.queued_at < now - REQUEUE_AFTER))
+            .values(queued_at=now).execution_options(synchronize_session=False))
+        if moved.rowcount:
+            enqueue_after_commit(session, TASK, job_id, order_id)

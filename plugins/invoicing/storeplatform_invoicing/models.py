@@ -59,7 +59,7 @@ class Counter(Base):
 
 
 class Job(Base):
-    """A bulk regeneration started by the CLI; its items are the record of the work."""
+    """A bulk regeneration started by the CLI or the admin; its items are the record of the work."""
 
     __tablename__ = "invoicing_jobs"
 
@@ -70,13 +70,18 @@ class Job(Base):
 
 
 class JobItem(Base):
+    """One order of a job. ``queued_at``: when its task was last handed to the queue (the sweep
+    hands it over again when it is still not done long after)."""
+
     __tablename__ = "invoicing_job_items"
-    __table_args__ = (Index("ix_invoicing_job_items_job_done", "job_id", "done"),)
+    __table_args__ = (Index("ix_invoicing_job_items_job_done", "job_id", "done"),
+                      Index("ix_invoicing_job_items_done_queued", "done", "queued_at"))
 
     job_id: Mapped[int] = mapped_column(ForeignKey("invoicing_jobs.id", ondelete="CASCADE"), primary_key=True)
     order_id: Mapped[int] = mapped_column(Integer, primary_key=True)
     done: Mapped[bool] = mapped_column(Boolean, default=False)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    queued_at = mapped_column(UTCDateTime, nullable=True)
 
 
 class RateWindow(Base):

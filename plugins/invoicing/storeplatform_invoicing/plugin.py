@@ -51,9 +51,11 @@ def storeplatform_tasks():
 @hookimpl
 def storeplatform_periodic_tasks():
     from .documents import sweep_pending_task
+    from .jobs import sweep_jobs_task
     from .storefront import purge_rate_windows_task
 
     return [Periodic("invoicing.sweep_pending", crontab(minute="*/10"), sweep_pending_task),
+            Periodic("invoicing.sweep_jobs", crontab(minute="*/10"), sweep_jobs_task),
             Periodic("invoicing.purge_rate_windows", crontab(minute="*/15"), purge_rate_windows_task)]
 
 
