@@ -11,9 +11,17 @@ import pytest
 from storeplatform.testing import queue_url, wait_for
 
 from .fake_camera import write_y4m
-from .webhook_fixtures import hooks_site, receiver, signed_by  # noqa: F401  (the receiver fixture)
+from .webhook_fixtures import hooks_site, signed_by
+from .webhook_receiver import Receiver
 
 BILLING = {"first_name": "Anna", "last_name": "Nowak", "email": "anna@example.com"}
+
+
+@pytest.fixture
+def receiver():
+    r = Receiver()
+    yield r
+    r.close()
 
 
 @pytest.fixture

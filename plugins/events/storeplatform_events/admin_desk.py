@@ -6,6 +6,7 @@ function as ``POST events/v1/checkin``: the same actions and webhooks fire. The 
 whether or not the events REST API is switched on, and in both variants of it."""
 from datetime import datetime
 
+from pyramid.httpexceptions import HTTPNotFound
 from pyramid.response import Response
 
 from storeplatform.api import AdminPage, admin_view, form_values, id_in_range, site_timezone
@@ -41,8 +42,6 @@ def choose_event(request):
 
 @admin_view(DESK, r"/{event_id:\d+}", template="events/desk.jinja2")
 def desk_page(request):
-    from pyramid.httpexceptions import HTTPNotFound
-
     event = _event(request)
     if event is None:
         raise HTTPNotFound()

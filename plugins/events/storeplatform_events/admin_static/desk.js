@@ -96,8 +96,9 @@
       .catch(function () { /* the next round tries again */ });
   }
 
+  // Resolves true once the code was answered (or refused), false when another was still on its way.
   function send(code) {
-    if (busy) { return Promise.resolve(); }
+    if (busy) { return Promise.resolve(false); }
     busy = true;
     var body = new URLSearchParams();
     body.set("code", code);
@@ -116,14 +117,17 @@
         });
       })
       .catch(function () { showProblem("No connection to the site; try again."); })
-      .then(function () { busy = false; });
+      .then(function () { busy = false; return true; });
   }
 
   form.addEventListener("submit", function (event) {
     event.preventDefault();
     var code = input.value.trim();
     if (!code) { showProblem("Enter a ticket code."); input.focus(); return; }
-    send(code).then(function () { input.value = ""; input.focus(); });
+    send(code).then(function (sent) {
+      if (sent) { input.value = ""; }
+      input.focus();
+    });
   });
 
   // --- camera ---------------------------------------------------------------------------
