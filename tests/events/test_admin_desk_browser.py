@@ -132,3 +132,15 @@ def test_typed_codes_give_every_result(door, browse):
     assert "at most 100 characters" in page.inner_text("#desk-result-detail")
     page.wait_for_function("document.getElementById('desk-stat-in').textContent === '1'")
     assert page.inner_text("#desk-stat-cancelled") == "1"
+
+
+def test_a_scan_after_the_session_ended_says_so(door, browse):
+    hooks = door["hooks"]
+    browser = browse(hooks.site)
+    browser.login("manager", "shop_manager")
+    browser.goto(f"/admin/checkin/{door['event']['id']}")
+    page = browser.page
+    browser.context.clear_cookies()  # as after a logout in another tab, or the session's end
+    assert type_code(page, door["tickets"][0]["ticket_code"]) == "problem"
+    assert "logged out" in page.inner_text("#desk-result-detail")
+    assert hooks.get(f"/attendees/{door['tickets'][0]['id']}", headers=hooks.admin).json["status"] == "active"

@@ -90,6 +90,7 @@
   }
 
   function refreshLive() {
+    if (document.hidden) { return Promise.resolve(); }  // a phone in a pocket polls nothing
     return fetch(liveUrl, {credentials: "same-origin", headers: {"Accept": "application/json"}})
       .then(function (res) { return res.ok ? res.json() : null; })
       .then(function (data) { if (data) { showLive(data); } })
@@ -109,7 +110,9 @@
       .then(function (res) {
         return res.json().catch(function () { return null; }).then(function (data) {
           if (res.ok && data && data.result) { showResult(data); return refreshLive(); }
-          if (res.status === 403) {
+          if (res.redirected) {  // to the login page: the session has ended
+            showProblem("You were logged out: reload the page to log in again.");
+          } else if (res.status === 403) {
             showProblem("This page has expired or you were logged out: reload the page.");
           } else {
             showProblem((data && data.message) || ("The desk answered " + res.status + "."));
