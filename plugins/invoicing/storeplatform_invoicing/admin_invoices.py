@@ -59,6 +59,12 @@ def _list_path(status=None, page=1, job=None, base="/invoices"):
     return base + ("?" + urlencode(query) if query else "")
 
 
+def _customer(billing):
+    """The billing name (the store keeps billing as free JSON: anything not text is left out)."""
+    billing = billing if isinstance(billing, dict) else {}
+    return " ".join(v for v in (billing.get("first_name"), billing.get("last_name")) if isinstance(v, str) and v)
+
+
 def _page_values(request, status, page, error=None, selected=(), force_type=""):
     tz = site_timezone(request.db)
     money = currency_format(request.db)
@@ -66,8 +72,7 @@ def _page_values(request, status, page, error=None, selected=(), force_type=""):
     pages = max(1, -(-total // order_list.PER_PAGE))
     orders = [{
         "id": order.id, "status": order.status, "date": order.created_at.astimezone(tz).strftime("%Y-%m-%d %H:%M"),
-        "customer": " ".join(filter(None, [(order.billing or {}).get("first_name", ""),
-                                           (order.billing or {}).get("last_name", "")])),
+        "customer": _customer(order.billing),
         "total": format_money(order.total, money), "selected": order.id in selected,
         "documents": [{
             "id": doc.id, "type": doc.document_type, "number": doc.display_number,
@@ -77,6 +82,7 @@ def _page_values(request, status, page, error=None, selected=(), force_type=""):
     } for order, docs in rows]
     job_id = _job_id(request)
     job = jobs.job_progress(request.db, job_id) if job_id is not None else None
+
     def url(*args, **kw):
         return admin_url(request, _list_path(*args, **kw))
 
