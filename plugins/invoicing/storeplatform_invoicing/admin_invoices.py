@@ -148,9 +148,9 @@ def regenerate_selected(request):
     return admin_redirect(request, _list_path(status, page, job=job_id), notice=notice)
 
 
-@admin_view(INVOICES, r"/jobs/{job_id:\d+}")
+@admin_view(INVOICES, r"/jobs/{id:\d+}")
 def job_progress(request):
-    progress = jobs.job_progress(request.db, int(request.matchdict["job_id"]))
+    progress = jobs.job_progress(request.db, int(request.matchdict["id"]))
     response = Response(json_body=progress if progress is not None else {"message": "There is no such job."},
                         status=200 if progress is not None else 404)
     response.headers["Cache-Control"] = "no-store"
