@@ -1,6 +1,6 @@
 """Check-in and check-out. The database settles races: a conditional UPDATE ... WHERE status
 moves the ticket, and its row count tells which of two simultaneous scans won."""
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from storeplatform.api import Post, utcnow
 
@@ -60,8 +60,21 @@ def _move(session, conditional_update, attendee):
 
 _ATTENDEES = Attendee.__table__
 _ATTENDEE_COLUMNS = [(prop.key, prop.columns[0].name) for prop in Attendee.__mapper__.column_attrs]
-_MOVE_IN = update(_ATTENDEES).returning(
-    *_ATTENDEES.c, select(Post.title).where(Post.id == _ATTENDEES.c.event_id).scalar_subquery().label("event_name"))
+
+
+def _move_in_statement(by_event):
+    """The check-in UPDATE ... RETURNING, built once with bound parameters: a statement built per
+    call costs SQLAlchemy its copy and its cache key on every scan."""
+    conditions = [_ATTENDEES.c.ticket_code == bindparam("code"), _ATTENDEES.c.status.in_(CHECK_IN_FROM)]
+    if by_event:
+        conditions.append(_ATTENDEES.c.event_id == bindparam("for_event"))
+    return update(_ATTENDEES).where(*conditions).values(
+        status="checked_in", checked_in_at=bindparam("now"), checked_out_at=None, modified_at=bindparam("now")
+    ).returning(*_ATTENDEES.c,
+                select(Post.title).where(Post.id == _ATTENDEES.c.event_id).scalar_subquery().label("event_name"))
+
+
+_MOVE_IN = {False: _move_in_statement(False), True: _move_in_statement(True)}
 
 
 def check_in(session, ticket_code, event_id=None):
@@ -72,13 +85,11 @@ def check_in(session, ticket_code, event_id=None):
     moved is the ticket read to say why (unknown, another event, cancelled, already in). The
     attendee returned for a moved ticket is built from the returned row (not in the session)."""
     now = utcnow()
-    conditions = [_ATTENDEES.c.ticket_code == ticket_code, _ATTENDEES.c.status.in_(CHECK_IN_FROM)]
+    params = {"code": ticket_code, "now": now}
     if event_id is not None:
-        conditions.append(_ATTENDEES.c.event_id == event_id)
+        params["for_event"] = event_id
     # A Core statement: the ORM's bulk UPDATE with RETURNING costs more than the round trip.
-    moved = session.execute(
-        _MOVE_IN.where(*conditions).values(status="checked_in", checked_in_at=now, checked_out_at=None,
-                                           modified_at=now)).first()
+    moved = session.execute(_MOVE_IN[event_id is not None], params).first()
     if moved is not None:
         attendee = Attendee(**{key: moved._mapping[column] for key, column in _ATTENDEE_COLUMNS})
         actions.attendee_checked_in(session, attendee)
