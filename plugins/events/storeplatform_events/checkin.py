@@ -1,6 +1,6 @@
 """Check-in and check-out. The database settles races: a conditional UPDATE ... WHERE status
 moves the ticket, and its row count tells which of two simultaneous scans won."""
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, literal_column, select, update
 
 from storeplatform.api import Post, utcnow
 
@@ -65,7 +65,9 @@ _ATTENDEE_COLUMNS = [(prop.key, prop.columns[0].name) for prop in Attendee.__map
 def _move_in_statement(by_event):
     """The check-in UPDATE ... RETURNING, built once with bound parameters: a statement built per
     call costs SQLAlchemy its copy and its cache key on every scan."""
-    conditions = [_ATTENDEES.c.ticket_code == bindparam("code"), _ATTENDEES.c.status.in_(CHECK_IN_FROM)]
+    # The statuses written in the SQL: an IN of bound values is expanded on every execution.
+    statuses = [literal_column(f"'{status}'") for status in CHECK_IN_FROM]
+    conditions = [_ATTENDEES.c.ticket_code == bindparam("code"), _ATTENDEES.c.status.in_(statuses)]
     if by_event:
         conditions.append(_ATTENDEES.c.event_id == bindparam("for_event"))
     return update(_ATTENDEES).where(*conditions).values(
