@@ -6,11 +6,11 @@ from .ids import never_reuse_ids  # also: tables of the shared metadata never re
 from .meta import Base, metadata
 from .kept import READ, WRITE, KeptConnections
 from .session import (
-    PING_AFTER_IDLE,
     get_tm_session,
     make_engine,
     make_read_session_factory,
     make_session_factory,
+    ping_after_idle,
     site_transaction,
 )
 
@@ -36,8 +36,12 @@ def includeme(config):
     read_factory = make_read_session_factory(engine)
     read_only_views = config.registry.setdefault(READ_ONLY_VIEWS, set())
     server = engine.dialect.name != "sqlite"
-    kept = config.registry["db.kept"] = KeptConnections(
-        engine, float(settings.get("sqlalchemy.ping_after_idle", PING_AFTER_IDLE)), autocommit_reads=server)
+    kept = config.registry["db.kept"] = KeptConnections(engine, ping_after_idle(settings), autocommit_reads=server)
+
+    def reads_only(request, route):
+        return request.method in ("GET", "HEAD") or (
+            route is not None and (request.method, route.name) in read_only_views)
+
     if server:
         # A GET or HEAD, or a view declared read_only, on a database server has nothing to
         # commit or abort (its statements autocommit, its session refuses writes): no zope
@@ -49,15 +53,12 @@ def includeme(config):
                 return False
             if not read_only_views:
                 return True
-            route = request.registry.getUtility(IRoutesMapper)(request)["route"]
-            return route is None or (request.method, route.name) not in read_only_views
+            return not reads_only(request, request.registry.getUtility(IRoutesMapper)(request)["route"])
 
         settings["tm.activate_hook"] = needs_transaction
 
     def db(request):
-        route = request.matched_route
-        read = request.method in ("GET", "HEAD") or (
-            route is not None and (request.method, route.name) in read_only_views)
+        read = reads_only(request, request.matched_route)
         manager = request.tm if request.environ.get("tm.active") else None
         session = get_tm_session(read_factory if read else session_factory, manager, request.registry, request,
                                  bind=kept.get(READ if read else WRITE))

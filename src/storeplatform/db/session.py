@@ -16,6 +16,11 @@ from zope.sqlalchemy.datamanager import STATUS_ACTIVE, join_transaction, mark_ch
 PING_AFTER_IDLE = 10.0
 
 
+def ping_after_idle(settings):
+    """Seconds a connection may rest before it is pinged (``sqlalchemy.ping_after_idle``)."""
+    return float(settings.get("sqlalchemy.ping_after_idle", PING_AFTER_IDLE))
+
+
 def database_url(url):
     """psycopg 3 is the driver for PostgreSQL URLs written without one."""
     for plain in ("postgresql://", "postgres://"):
@@ -34,8 +39,7 @@ def make_engine(settings):
         event.listen(engine, "begin", _sqlite_begin)
     else:
         engine = create_engine(url, pool_size=10, max_overflow=20)
-        ping_after = float(settings.get("sqlalchemy.ping_after_idle", PING_AFTER_IDLE))
-        event.listen(engine, "checkout", _pinger(engine.dialect, ping_after))
+        event.listen(engine, "checkout", _pinger(engine.dialect, ping_after_idle(settings)))
         event.listen(engine, "checkin", _rested_since)
     _forget_pool_in_forked_children(engine)
     return engine
