@@ -61,10 +61,31 @@ def _add_request_methods(config):
     config.add_request_method(request_is_https, "is_https", property=True)
 
 
+def _request_class(registry):
+    """The request class of the site: Pyramid's, with the methods and properties that the host and
+    the plugins add through ``add_request_method`` as attributes of the class. Pyramid applies them
+    to every request instead, making a new class for each (``type()`` in
+    ``InstancePropertyHelper.apply_properties``), which costs as much as a bare view's own code
+    and leaves every attribute lookup of the request without the interpreter's type caches."""
+    from pyramid.interfaces import IRequestExtensions, IRequestFactory
+    from pyramid.request import Request
+
+    base = registry.queryUtility(IRequestFactory, default=Request)
+    extensions = registry.queryUtility(IRequestExtensions)
+    if extensions is None:
+        return base
+    attributes = {**extensions.methods, **dict(extensions.descriptors), "__module__": base.__module__}
+    return type(base.__name__, (base,), attributes)
+
+
 def make_app(config):
     """The WSGI application of a configured site, with its embedded task consumer started
     when the settings ask for one."""
+    request_class = _request_class(config.registry)
+    config.set_request_factory(request_class)
+    config.commit()
     app = config.make_wsgi_app()
+    app.request_extensions = None  # the request class has them (request_class)
     if config.registry.settings["storeplatform.parsed"]["embedded_consumer"]:
         start_embedded_consumer(config.registry)
     return app

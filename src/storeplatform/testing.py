@@ -155,9 +155,9 @@ class Site:
 
     def blank_request(self, path):
         """A request of this site that no view has seen (for calling host functions directly)."""
-        from pyramid.request import Request
+        from pyramid.interfaces import IRequestFactory
 
-        request = Request.blank(path)
+        request = self.registry.getUtility(IRequestFactory).blank(path)
         request.registry = self.registry
         return request
 
