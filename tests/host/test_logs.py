@@ -27,6 +27,25 @@ def test_each_request_gets_an_id_and_one_access_record(site, caplog):
     assert records[0].bytes == len(first.body) and records[0].duration_ms >= 0
 
 
+def test_new_ids_differ_between_requests_and_between_forked_workers(site):
+    import os
+
+    ids = [site.app.get("/api/").headers["X-Request-ID"] for _ in range(3)]
+    assert len(set(ids)) == 3
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # a forked worker, as gunicorn makes them
+        try:
+            os.write(write, site.app.get("/api/").headers["X-Request-ID"].encode())
+        finally:
+            os._exit(0)
+    os.waitpid(child, 0)
+    forked = os.read(read, 64).decode()
+    assert re.fullmatch(r"[0-9a-f]{32}", forked)
+    # The counter part may coincide; the process's random half must not.
+    assert forked[:16] != ids[0][:16] and forked not in ids
+
+
 def test_an_id_is_taken_only_from_a_trusted_proxy(make_site):
     site = make_site(**{"storeplatform.trusted_proxies": "10.0.0.0/8"})
     proxied = {"REMOTE_ADDR": "10.1.2.3"}

@@ -11,7 +11,7 @@ import json
 import re
 import threading
 
-from sqlalchemy import BigInteger, Column, String, Table, event, inspect, select
+from sqlalchemy import BigInteger, Column, Connection, String, Table, event, inspect, select
 
 from .meta import metadata
 
@@ -63,7 +63,7 @@ def _read_state(session):
     """(generations, stored options), on the driver: the statement runs first in nearly every
     request, and through the ORM it costs four times the round trip itself. Listeners of the
     engine's ``before_cursor_execute`` (query counters) still see it (with no cursor)."""
-    connection = session.connection()
+    connection = _state_connection(session)
     dialect = connection.dialect.name
     statement = _READ_STATE[dialect]
     if connection.dispatch.before_cursor_execute:
@@ -85,6 +85,18 @@ def _read_state(session):
             # SQLite's numeric affinity gives a stored JSON number back as a number.
             options[name] = json.loads(option) if isinstance(option, (str, bytes)) else option
     return generations_seen, options
+
+
+def _state_connection(session):
+    """A read session on its own autocommit connection reads the state there as it is: its
+    statements see what is committed when they run, with or without the session's bookkeeping of
+    a transaction, which a request answered from what is kept would begin and close for this one
+    statement (a third of its database Python). Any other session reads it in its transaction."""
+    bind = session.bind
+    if isinstance(bind, Connection) and not session.in_transaction() and \
+            bind.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
+        return bind
+    return session.connection()
 
 
 _STATE_STATEMENT = _READ_STATE["postgresql"].encode()
