@@ -65,8 +65,9 @@ def free_port():
         return s.getsockname()[1]
 
 
-def write_ini(path, app_lines, workers):
-    """An ini with production.ini's [server:main] and logging sections and the given app."""
+def write_ini(path, app_lines, workers, threads=0):
+    """An ini with production.ini's [server:main] and logging sections and the given app
+    (``threads``: gunicorn's gthread workers with that many threads each instead of sync ones)."""
     production = configparser.RawConfigParser()
     production.read(ROOT / "config" / "production.ini")
     out = configparser.RawConfigParser()
@@ -75,6 +76,9 @@ def write_ini(path, app_lines, workers):
         if section != "app:main":
             out[section] = dict(production[section])
     out["server:main"]["workers"] = str(workers)
+    if threads:
+        out["server:main"]["worker_class"] = "gthread"
+        out["server:main"]["threads"] = str(threads)
     with open(path, "w") as f:
         out.write(f)
 
@@ -430,6 +434,9 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers of both apps (default 2)")
+    parser.add_argument("--gthreads", type=int, default=0, metavar="N",
+                        help="both apps on gunicorn's gthread workers with N threads each (an experiment: the "
+                             "issue's table is measured on sync workers)")
     parser.add_argument("--only", nargs="+", choices=list(GOALS), help="measure only these rows")
     parser.add_argument("--reseed", action="store_true", help="drop the bench database and seed it anew")
     parser.add_argument("--deliveries", type=int, default=2000, help="queued deliveries of the webhook row")
@@ -451,7 +458,7 @@ def main():
     work.mkdir()
     secret = state.get("secret") or base64.b64encode(os.urandom(24)).decode()
     ours_ini = work / "ours.ini"
-    write_ini(ours_ini, site_app_lines(secret), args.workers)
+    write_ini(ours_ini, site_app_lines(secret), args.workers, args.gthreads)
     wanted = [n for n in GOALS if not args.only or n in args.only]
     rows = []
     web = [n for n in wanted if n != "webhooks"]
@@ -481,7 +488,7 @@ def main():
             use_tickets(sum(1 for r in measured if r.template))
             (work / "answers.json").write_text(json.dumps(recorded))
             write_ini(work / "bare.ini", {"use": "call:bare:make_app", "answers": str(work / "answers.json")},
-                      args.workers)
+                      args.workers, args.gthreads)
             with served(work / "bare.ini", free_port()) as (bare, _):
                 for route in measured:
                     if route.template:
@@ -500,7 +507,9 @@ def main():
         rows.append(("webhooks", f"webhook deliveries/s, one worker --workers 4 ({args.deliveries} queued)",
                      {"ours": {"rps": ours_rate, "p50": None}, "bare": {"rps": bare_rate, "p50": None}}))
 
-    print(f"\nstoreplatform HTTP bench: PostgreSQL + Redis, gunicorn {args.workers} sync workers, "
+    workers = f"{args.workers} gthread workers x {args.gthreads} threads" if args.gthreads else \
+        f"{args.workers} sync workers"
+    print(f"\nstoreplatform HTTP bench: PostgreSQL + Redis, gunicorn {workers}, "
           f"wrk -t{args.threads} -c{args.connections}, {args.rounds} x {args.duration} s per side, "
           f"{os.cpu_count()} cores\n")
     print("| route | ours req/s | bare req/s | ours p50 ms | ratio | goal | met |")
