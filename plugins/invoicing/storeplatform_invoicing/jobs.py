@@ -90,20 +90,16 @@ def regenerate_order_task(ctx, job_id, order_id):
                           .where(Job.id == job_id, JobItem.order_id == order_id)).first()
     if row is None or row.done:
         return  # a task handed over twice (the sweep), or of a job that is gone
-    force_type = row.force_type
-    order = session.get(Order, order_id)
     error = None
-    if order is None:
-        error = "the order no longer exists"
-    else:
-        try:
-            with session.begin_nested():
-                regenerate(session, order, force_type)
-        except UnbillableOrder as exc:
-            error = f"the order is {exc}"
-        except Exception as exc:  # recorded on the item, so the job still finishes
-            log.exception("invoicing: regenerating order %s of job %s failed", order_id, job_id)
-            error = f"{exc.__class__.__name__}: {exc}"[:500]
+    try:
+        with session.begin_nested():
+            if regenerate(session, order_id, row.force_type) is None:
+                error = "the order no longer exists"
+    except UnbillableOrder as exc:
+        error = f"the order is {exc}"
+    except Exception as exc:  # recorded on the item, so the job still finishes
+        log.exception("invoicing: regenerating order %s of job %s failed", order_id, job_id)
+        error = f"{exc.__class__.__name__}: {exc}"[:500]
     session.execute(update(JobItem).where(JobItem.job_id == job_id, JobItem.order_id == order_id)
                     .values(done=True, error=error))
 

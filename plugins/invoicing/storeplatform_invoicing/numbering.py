@@ -38,10 +38,15 @@ def find_document(session, order_id, document_type):
     ).scalar_one_or_none()
 
 
-def ensure_document(session, order, document_type):
+# ``found`` of ensure_document when the caller has not looked for the document.
+NOT_LOOKED = object()
+
+
+def ensure_document(session, order, document_type, found=NOT_LOOKED):
     """The order's document of that type, numbered on first use. A second trigger (another
-    process completing the same order at once) gets the existing document, not a new number."""
-    existing = find_document(session, order.id, document_type)
+    process completing the same order at once) gets the existing document, not a new number.
+    ``found``: the document the caller's own load found (None: none), instead of a SELECT."""
+    existing = find_document(session, order.id, document_type) if found is NOT_LOOKED else found
     if existing is not None:
         return existing
     now = utcnow()

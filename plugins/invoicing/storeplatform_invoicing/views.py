@@ -1,15 +1,7 @@
 """REST routes: {rest_root}/invoicing/v1 (the namespace is set up in plugin.py)."""
 from collections import namedtuple
 
-from storeplatform.api import (
-    NO_ROUTE,
-    Order,
-    Service,
-    cached_by_generation,
-    generation,
-    get_or_404,
-    site_timezone,
-)
+from storeplatform.api import NO_ROUTE, Service, cached_by_generation, generation, site_timezone
 
 from .documents import current_document, regenerate
 from .errors import DOCUMENT_NOT_FOUND, ORDER_NOT_FOUND
@@ -109,6 +101,7 @@ def get_pdf(request):
 @regen.post(permission="manage_shop", body=RegenerateBody(), response=METADATA_RESPONSE)
 def post_regenerate(request):
     # An unbillable order raises UnbillableOrder: plugin.py maps it to invoicing_order_not_billable.
-    order = get_or_404(request.db, Order, request.validated["order_id"], ORDER_NOT_FOUND)
-    doc = regenerate(request.db, order, request.validated.get("force_type"))
-    return metadata(request, order, doc)
+    regenerated = regenerate(request.db, request.validated["order_id"], request.validated.get("force_type"))
+    if regenerated is None:
+        raise ORDER_NOT_FOUND()
+    return metadata(request, *regenerated)
