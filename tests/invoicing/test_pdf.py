@@ -134,3 +134,21 @@ def test_the_largest_order_a_money_column_holds_prints_each_amount_on_one_line(s
     shop.set_status(order["id"], "refunded")
     text = pdf_text(pdf_of(shop, order["id"]))
     assert one_line_holding(text, "-" + shown) == 3, text
+
+
+def test_pdf_column_is_stored_external_on_postgresql(shop):
+    """Migration inv0005: a PDF is already compressed, so PostgreSQL keeps it out of line without
+    trying to compress it (attstorage 'e', EXTERNAL); the bytes read back are the ones written."""
+    if shop.engine.dialect.name != "postgresql":
+        pytest.skip("a PostgreSQL column setting")
+    from sqlalchemy import text
+
+    with shop.engine.connect() as conn:
+        storage = conn.execute(text(
+            "SELECT attstorage FROM pg_attribute WHERE attrelid = 'invoicing_documents'::regclass "
+            "AND attname = 'pdf'")).scalar_one()
+    assert storage == "e"
+    order = shop.order("completed", lines=[(pid, 1) for pid in shop.products() * 7])
+    size = shop.regen(order["id"]).json["file_size"]
+    data = pdf_of(shop, order["id"])
+    assert len(data) == size and data.startswith(b"%PDF-")

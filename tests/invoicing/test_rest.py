@@ -249,6 +249,34 @@ def test_metadata_runs_a_constant_number_of_queries(shop):
     assert counts[0] == counts[1] <= 4, counts
 
 
+
+def test_regenerate_runs_a_constant_number_of_queries(shop):
+    """The order, its line items and its documents are read with one statement, and the PDF
+    written with one, whatever the number of lines and documents; a first document adds only
+    its numbering."""
+    products = shop.products()
+    small = shop.order("pending")
+    big = shop.order("pending", lines=[(products[i % 3], i + 1) for i in range(20)])
+    shop.regen(big["id"], {"force_type": "packing-slip"})
+    shop.regen(big["id"], {"force_type": "receipt"})
+    headers = shop.headers_for("shop_manager")
+    shop.app.post(f"{API}/documents/{small['id']}/regenerate", headers=headers)  # the route's first call
+    first, again = [], []
+    for order in (shop.order("pending"), big):
+        with count_queries(shop.engine) as n:
+            body = shop.app.post(f"{API}/documents/{order['id']}/regenerate", headers=headers).json
+        first.append(n())
+        with count_queries(shop.engine) as n:
+            assert shop.app.post(f"{API}/documents/{order['id']}/regenerate", headers=headers).json[
+                "invoice_number"] == body["invoice_number"]
+        again.append(n())
+    assert again[0] == again[1] <= 3, again  # the site state, the load, the UPDATE
+    assert first[0] == first[1] <= 6, first  # and the counter's INSERT and UPDATE, the document's INSERT
+    with count_queries(shop.engine) as n:
+        shop.regen(999, status=404)
+    assert n() <= 2
+
+
 def test_no_cross_origin_headers_are_added(shop):
     order = shop.order("completed")
     res = shop.meta(order["id"])
