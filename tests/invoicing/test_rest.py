@@ -33,6 +33,19 @@ def test_generated_date_carries_the_site_time_zone(shop):
     assert shop.meta(order["id"]).json["generated_date"].endswith("+05:30")
 
 
+def test_kept_metadata_follows_the_time_zone_and_the_address_asked_for(shop):
+    order = shop.order("completed")
+    first = shop.meta(order["id"]).json
+    assert first["generated_date"].endswith("+00:00")
+    shop.set_option("site.timezone", "Asia/Kolkata")
+    assert shop.meta(order["id"]).json["generated_date"].endswith("+05:30")
+    other = shop.app.get(f"{API}/documents/{order['id']}", headers=shop.headers_for("shop_manager"),
+                         extra_environ={"HTTP_HOST": "shop.example:8080"}).json
+    assert other["pdf_url"].startswith("http://shop.example:8080/?")
+    assert other["regenerate_url"] == f"http://shop.example:8080{API}/documents/{order['id']}/regenerate"
+    assert shop.meta(order["id"]).json["pdf_url"] == first["pdf_url"]
+
+
 def test_pdf_headers_and_body(shop):
     order = shop.order("processing")
     display = shop.meta(order["id"]).json["display_number"]

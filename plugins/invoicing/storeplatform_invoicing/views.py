@@ -71,7 +71,12 @@ regen = Service(NAMESPACE, r"/documents/{order_id:\d+}/regenerate", name="invoic
 
 @document.get(permission="manage_shop", response=METADATA_RESPONSE)
 def get_metadata(request):
-    return metadata(request, *_load_refs(request))
+    # The answer itself is kept: what it is made of (the document, the order, the site's time
+    # zone, the site's address as the request names it) is its key.
+    url = request.application_url
+    key = ("metadata", request.validated["order_id"], generation(request.db, "store"),
+           generation(request.db, "options"), url)
+    return cached_by_generation(request.db, "invoicing", key, lambda: metadata(request, *_load_refs(request)))
 
 
 # PDFs up to this size are kept per process like the metadata; a larger one is read each time.

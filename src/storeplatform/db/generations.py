@@ -83,7 +83,9 @@ def _read_state(session):
             generations_seen[name] = value
         else:
             # SQLite's numeric affinity gives a stored JSON number back as a number.
-            options[name] = json.loads(option) if isinstance(option, (str, bytes)) else option
+            if isinstance(option, bytes):
+                option = option.decode()  # as text: json.loads would first detect its encoding
+            options[name] = json.loads(option) if isinstance(option, str) else option
     return generations_seen, options
 
 

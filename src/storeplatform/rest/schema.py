@@ -1,5 +1,6 @@
 """Reading requests through colander schemas: the query string, the JSON body, validation
 into ``InvalidParams``, and the description of the same schemas for the schema index."""
+import functools
 import io
 import json
 import math
@@ -100,8 +101,7 @@ def json_body(request, parse_float=None, parse_constant=None):
             f"The request body must be JSON (application/json), not {content_type[:100]}.")
     else:
         try:
-            body = json.loads(raw.decode("utf-8"), parse_float=parse_float,
-                              parse_constant=parse_constant or _reject_constant)
+            body = _decoder(parse_float, parse_constant or _reject_constant).decode(raw.decode("utf-8"))
         except (ValueError, UnicodeDecodeError) as exc:
             raise errors.INVALID_JSON(f"The request body is not valid JSON: {exc}")
         except RecursionError:
@@ -145,6 +145,12 @@ def _check_text(text):
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise errors.INVALID_JSON("The request body holds text that is not valid Unicode (a lone surrogate).")
+
+
+@functools.lru_cache(maxsize=16)
+def _decoder(parse_float, parse_constant):
+    # json.loads makes a decoder (and its scanner) on every call given any option.
+    return json.JSONDecoder(parse_float=parse_float, parse_constant=parse_constant)
 
 
 def _reject_constant(name):
