@@ -5,6 +5,7 @@ from pyramid.tweens import MAIN
 
 from ..errors import INVALID_URL, RestError
 from ..jsonutil import dumpb
+from .answers import json_answer
 from .errors import add_error_translation, add_error_views, error_response
 from .index import root_index
 from .namespaces import Namespace, namespace_for_path
@@ -48,15 +49,12 @@ def includeme(config):
 
 
 def json_renderer_factory(info):
-    """The renderer of every REST view: compact UTF-8 JSON with exact decimals."""
+    """The renderer of the REST views outside the services (indexes, the OpenAPI document; a
+    service's views answer through ``answers.answered``): the same JSON answer."""
 
     def render(value, system):
         request = system.get("request")
-        if request is not None:
-            response = request.response
-            if response.content_type == response.default_content_type:
-                response.content_type = "application/json"
-        return dumpb(value)
+        return dumpb(value) if request is None else json_answer(request, value).body
 
     return render
 

@@ -16,6 +16,7 @@ from cornice import Service as CorniceService
 from ..auth.capabilities import require
 from ..db import READ_ONLY_VIEWS
 from ..values import id_in_range
+from .answers import answered
 from .index import PLACEHOLDER, namespace_index
 from .namespaces import NAMESPACES_KEY, Namespace
 from .schema import deserialize, json_body, query_cstruct
@@ -98,7 +99,7 @@ class RestService(CorniceService):
         validators = [_path_validator(integer_path_params(self.path)), _permission_validator(permission),
                       _schema_validator(query, body, body_reader or json_body, bind)]
         kwargs.setdefault("permission", None)
-        super().add_view(method, view, validators=validators, **kwargs)
+        super().add_view(method, answered(view), validators=validators, **kwargs)
 
 
 def _permission_validator(permission):
