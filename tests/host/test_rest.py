@@ -156,6 +156,24 @@ def test_hostile_bodies_get_error_bodies(site, raw, status, code):
     assert_error(res, status, code)
 
 
+@pytest.mark.parametrize("declared,status,code", [
+    ("100", 400, "rest_bad_request"),  # the body ends before its Content-Length
+    (str(3 * 1024 * 1024), 413, "rest_request_too_large"),  # refused before it is read
+])
+def test_a_body_unlike_its_content_length_gets_an_error_body(site, declared, status, code):
+    import io
+    import json
+
+    from webob import Request
+
+    request = Request.blank("/api/store/v1/products", method="POST",
+                            headers={**site.headers_for("administrator"), "Content-Type": "application/json"})
+    request.environ["wsgi.input"] = io.BytesIO(b'{"name": "Desk"}')
+    request.environ["CONTENT_LENGTH"] = declared
+    res = request.get_response(site.wsgi)
+    assert res.status_code == status and json.loads(res.body)["code"] == code
+
+
 def test_out_of_range_numbers_are_invalid_params(site):
     h = site.headers_for("administrator")
     body = assert_error(site.app.post_json("/api/store/v1/products", {"name": "x", "regular_price": "1e400"},

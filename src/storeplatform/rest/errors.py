@@ -7,6 +7,7 @@ from pyramid.httpexceptions import HTTPException, HTTPForbidden, HTTPNotFound
 from pyramid.response import Response
 from pyramid.security import NO_PERMISSION_REQUIRED
 from sqlalchemy.exc import DataError, IntegrityError
+from webob.request import DisconnectionError
 
 from .. import errors
 from ..errors import InvalidParams, RestError, invalid_params_error
@@ -53,6 +54,12 @@ def url_decode_error_view(exc, request):
     return rest_error_view(errors.INVALID_URL(), request)
 
 
+def short_body_view(exc, request):
+    # The body ended before its Content-Length (webob's DisconnectionError, ours too): whoever
+    # still listens gets the client error it is, not a 500.
+    return rest_error_view(errors.BAD_REQUEST("The request body is shorter than its Content-Length."), request)
+
+
 def data_error_view(exc, request):
     # A value that passed validation but not the database (a length or range no schema
     # caught): the client's input, so a 400, and a warning for the developers.
@@ -84,6 +91,7 @@ def add_error_views(config):
     for context in (HTTPException, HTTPNotFound, HTTPForbidden):
         config.add_view(http_exception_view, context=context, permission=NO_PERMISSION_REQUIRED)
     config.add_view(url_decode_error_view, context=URLDecodeError, permission=NO_PERMISSION_REQUIRED)
+    config.add_view(short_body_view, context=DisconnectionError, permission=NO_PERMISSION_REQUIRED)
     config.add_view(data_error_view, context=DataError, permission=NO_PERMISSION_REQUIRED)
     config.add_view(integrity_error_view, context=IntegrityError, permission=NO_PERMISSION_REQUIRED)
     config.add_view(internal_error_view, context=Exception, permission=NO_PERMISSION_REQUIRED)

@@ -69,7 +69,7 @@ def request_body(request):
     length = request.content_length
     if length is not None and length > MAX_BODY_BYTES:
         raise errors.REQUEST_TOO_LARGE(f"The request body is larger than {MAX_BODY_BYTES} bytes.")
-    if length is None or environ.get("webob.is_body_seekable"):
+    if length is None or length < 0 or environ.get("webob.is_body_seekable"):
         raw = request.body
         if len(raw) > MAX_BODY_BYTES:
             raise errors.REQUEST_TOO_LARGE(f"The request body is larger than {MAX_BODY_BYTES} bytes.")
