@@ -1,4 +1,5 @@
 """Random tokens and their keyed hashes (fast: the tokens are random, not guessable words)."""
+import functools
 import hashlib
 import hmac
 import secrets
@@ -13,8 +14,13 @@ def random_token(length, alphabet=ALPHANUMERIC):
 
 def keyed_hash(secret, value, purpose):
     """HMAC-SHA256 of ``value`` under the site secret; ``purpose`` separates token kinds."""
-    key = hashlib.sha256(f"{purpose}:{secret}".encode()).digest()
-    return hmac.new(key, value.encode(), hashlib.sha256).hexdigest()
+    return hmac.digest(_purpose_key(secret, purpose), value.encode(), "sha256").hex()
+
+
+@functools.lru_cache(maxsize=64)
+def _purpose_key(secret, purpose):
+    # Derived once per (secret, purpose): nearly every authenticated request hashes a credential.
+    return hashlib.sha256(f"{purpose}:{secret}".encode()).digest()
 
 
 def constant_time_equal(a, b):
