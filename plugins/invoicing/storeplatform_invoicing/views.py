@@ -3,7 +3,7 @@ from collections import namedtuple
 
 from storeplatform.api import NO_ROUTE, Service, cached_by_generation, generation, site_timezone
 
-from .documents import current_document, regenerate
+from .documents import DocumentValues, current_document, regenerate
 from .errors import DOCUMENT_NOT_FOUND, ORDER_NOT_FOUND
 from .schemas import METADATA_RESPONSE, PDF_RESPONSE, RegenerateBody
 from .storefront import download_url, pdf_response
@@ -33,10 +33,9 @@ def metadata(request, order, document):
     }
 
 
-# What the metadata answer reads of an order and its document, as values that a process can
-# keep between requests (metadata() reads the same attributes of the ORM objects).
+# What the metadata answer reads of an order, as values that a process can keep between
+# requests (metadata() reads the same attributes of an ORM order; of a document: DocumentValues).
 OrderRef = namedtuple("OrderRef", "id order_key")
-DocumentRef = namedtuple("DocumentRef", "document_type invoice_number display_number generated_at file_size")
 
 
 def _found(order, document):
@@ -54,9 +53,7 @@ def _load_refs(request):
     def load():
         order, document = current_document(request.db, order_id)
         return (None if order is None else OrderRef(order.id, order.order_key),
-                None if document is None else DocumentRef(document.document_type, document.invoice_number,
-                                                          document.display_number, document.generated_at,
-                                                          document.file_size))
+                None if document is None else DocumentValues.of(document))
 
     key = ("document", order_id, generation(request.db, "store"))
     return _found(*cached_by_generation(request.db, "invoicing", key, load))

@@ -126,8 +126,7 @@ def _read_state_postgresql(pooled):
     else:
         cursor = dbapi.cursor()
         try:
-            cursor.execute(_READ_STATE["postgresql"], prepare=True)
-            return [(name, value, None if option is None else option.encode()) for name, value, option in cursor]
+            return cursor.execute(_READ_STATE["postgresql"], prepare=True).fetchall()
         finally:
             cursor.close()
     _check(result, ExecStatus.TUPLES_OK)
