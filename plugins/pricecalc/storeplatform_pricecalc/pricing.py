@@ -19,7 +19,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from storeplatform.api import current_price, format_money, parse_decimal, round_money
 
 from . import formula as formulas
-from .readmodel import pricing_unit_of, resolve_fields
+from .readmodel import pricing_unit_of
 from .units import from_si, to_si
 
 FOUR_PLACES = Decimal("0.0001")
@@ -78,7 +78,7 @@ def read_measurements(fields, measurements):
 
 def check_value(field, raw):
     value = parse_decimal(raw)
-    low, high, step = Decimal(field.min), Decimal(field.max), Decimal(field.step)
+    low, high, step = field.limits
     if field.input_type == "options":
         if not any(value == Decimal(option) for option in field.options):
             raise ValueError("must be one of " + ", ".join(field.options))
@@ -144,7 +144,8 @@ def find_rule(rules, quantity):
 
 
 def calculate(calc, price_source, measurements, fmt, now):
-    """The calculation result body for ``measurements`` (the request's raw object)."""
+    """The calculation result body for ``measurements`` (the request's raw object) by ``calc``, a
+    kept ``products.CalculatorRef``."""
     # Wide enough for the largest measurement (1e30) times the largest price (1e15) to be
     # rounded to cents without InvalidOperation.
     with localcontext() as ctx:
@@ -155,7 +156,7 @@ def calculate(calc, price_source, measurements, fmt, now):
 def _calculate(calc, price_source, measurements, fmt, now):
     settings = calc.settings or {}
     ctype = calc.calculator_type
-    fields = resolve_fields(ctype, settings)
+    fields = calc.fields
     values = read_measurements(fields, measurements)
     measurement = measure(ctype, settings, fields, values, calc.variables or [], calc.formula)
     overage = Decimal(settings.get("overage", "0"))

@@ -1,5 +1,6 @@
 """Which product a request prices or configures, with its calculator: loaded together in one
 query, hidden from the public while unpublished, invalid_product otherwise."""
+import functools
 from collections import namedtuple
 
 from sqlalchemy import bindparam, select
@@ -8,6 +9,7 @@ from storeplatform.api import Product, cached_by_generation, generation, id_in_r
 
 from .errors import INVALID_PRODUCT
 from .models import Calculator
+from .readmodel import resolve_fields
 
 # Built once: constructing the statement per request costs more than running it.
 _PRODUCTS_WITH_CALCULATORS = (
@@ -28,7 +30,15 @@ def load_with_calculators(session, ids):
 # What pricing reads of a product and its calculator, as values a process keeps between requests
 # (the JSON settings and rules are shared: pricing only reads them).
 ProductRef = namedtuple("ProductRef", "id type status parent_id regular_price sale_price sale_from sale_to")
-CalculatorRef = namedtuple("CalculatorRef", "calculator_type enabled settings variables formula pricing_rules conditions")
+
+
+class CalculatorRef(namedtuple("CalculatorRef", "calculator_type enabled settings variables formula pricing_rules conditions")):
+    """A kept calculator, with the input fields pricing resolves from it worked out once per
+    kept value rather than on every price."""
+
+    @functools.cached_property
+    def fields(self):
+        return resolve_fields(self.calculator_type, self.settings or {})
 
 
 def priced_with_calculators(session, ids):

@@ -6,7 +6,9 @@ per-input adjustments under ``settings.fields.<name>``; the lists hold items of 
 ``enabled`` is a column of its own. The *document* of a configuration is the save body's shape
 (``enabled`` under ``settings``): what ``merge`` patches and ``validation.clean`` checks.
 """
+import functools
 from dataclasses import dataclass
+from decimal import Decimal
 
 from .units import LINEAR_UNIT
 
@@ -33,6 +35,11 @@ class Field:
     step: str
     input_type: str
     options: tuple
+
+    @functools.cached_property
+    def limits(self):
+        """(min, max, step) as Decimals, read once per field."""
+        return Decimal(self.min), Decimal(self.max), Decimal(self.step)
 
     def json(self):
         return {"name": self.name, "label": self.label, "unit": self.unit, "min": self.min, "max": self.max,

@@ -40,7 +40,8 @@ def storeplatform_authenticate(request):
         return app_password_identity(request, login, password)
     if scheme == "bearer":
         return jwt_identity(request, value.strip())
-    if SESSION_COOKIE in request.cookies:
+    # Without a Cookie header, webob would still parse the empty one into a dict.
+    if "HTTP_COOKIE" in request.environ and SESSION_COOKIE in request.cookies:
         return cookie_identity(request)
     return None
 

@@ -18,18 +18,30 @@ import weakref
 
 READ, WRITE = "read", "write"
 
+# Forks of this process so far: a connection made before a fork is the parent's socket. Counted
+# rather than compared by pid (getpid is a system call, on every request).
+_forks = 0
+
+
+def _forked():
+    global _forks
+    _forks += 1
+
+
+os.register_at_fork(after_in_child=_forked)
+
 
 class _Kept:
     """A thread's kept connection: given back to the pool when its thread ends (the thread's
     locals are dropped then) or when the site closes."""
-    __slots__ = ("connection", "since", "pid", "__weakref__")
+    __slots__ = ("connection", "since", "fork", "__weakref__")
 
     def __init__(self, connection, since):
-        self.connection, self.since, self.pid = connection, since, os.getpid()
+        self.connection, self.since, self.fork = connection, since, _forks
 
     def release(self):
         connection, self.connection = self.connection, None
-        if connection is None or self.pid != os.getpid():
+        if connection is None or self.fork != _forks:
             return  # released already, or made before a fork: the parent's socket, never touched
         try:
             connection.close()  # back to the pool (rolled back there if need be)
@@ -63,7 +75,7 @@ class KeptConnections:
         kept = getattr(self._local, kind, None)
         if kept is not None:
             connection = kept.connection
-            if kept.pid != os.getpid() or connection is None or connection.invalidated or connection.closed or \
+            if kept.fork != _forks or connection is None or connection.invalidated or connection.closed or \
                     connection.in_transaction() or (now - kept.since > self.rest and not _answers(connection)):
                 kept.release()
                 kept = None
