@@ -229,6 +229,12 @@ def test_a_kept_price_follows_every_committed_change(pc):
     assert pc.calculate(pid, {"length": 1, "width": 1}).json["total_price"] == 3
     pc.save(pid, area(minimum_price="50"))
     assert pc.calculate(pid, {"length": 1, "width": 1}).json["total_price"] == 50
+    # The input fields and their limits are worked out once per kept calculator: a saved limit
+    # applies at the next calculation.
+    pc.save(pid, {"settings": {"fields": {"length": {"min": "0.25", "max": "0.5", "step": "0.25"}}}})
+    res = pc.calculate(pid, {"length": 1, "width": 1}, status=400)
+    assert assert_error(res, 400, "invalid_measurement")["data"]["field"] == "length"
+    assert pc.calculate(pid, {"length": 0.5, "width": 1}).json["total_price"] == 50
     with pc.site.session() as s:
         s.get(Product, pid).status = "draft"
     assert_error(pc.calculate(pid, {"length": 1, "width": 1}, status=404), 404, "invalid_product")
