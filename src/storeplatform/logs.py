@@ -65,15 +65,17 @@ def request_log_tween_factory(handler, registry):
             response.headers["X-Request-ID"] = request_id
             if access_log.isEnabledFor(logging.INFO):
                 duration = round((time.perf_counter() - started) * 1000, 1)
-                path = request.path_info if len(request.path_info) <= 2000 else request.path_info[:2000] + "..."
+                method, path, status, size = (request.method, request.path_info, response.status_code,
+                                              response.content_length)
+                if len(path) > 2000:
+                    path = path[:2000] + "..."
                 # The record made and handled as Logger.info would, without looking for the
                 # caller's frame (always this line) on every request.
                 access_log.handle(access_log.makeRecord(
                     access_log.name, logging.INFO, __file__, 0, "%s %s %s %.1fms %s",
-                    (request.method, path, response.status_code, duration,
-                     response.content_length if response.content_length is not None else "-"), None,
-                    extra={"method": request.method, "path": path, "status": response.status_code,
-                           "duration_ms": duration, "bytes": response.content_length}))
+                    (method, path, status, duration, size if size is not None else "-"), None,
+                    extra={"method": method, "path": path, "status": status, "duration_ms": duration,
+                           "bytes": size}))
             return response
         finally:
             request_id_var.reset(token)
