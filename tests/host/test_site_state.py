@@ -8,7 +8,7 @@ import contextlib
 from sqlalchemy import delete, event, select, update
 
 from storeplatform.api import User
-from storeplatform.store.models import AppPassword, AuthSession
+from storeplatform.store.models import AppPassword, AuthSession, Option
 from storeplatform.testing import assert_error
 
 ME = "/api/store/v1/users/me"
@@ -45,6 +45,26 @@ def test_an_option_set_by_another_process_is_seen_at_the_next_request(make_site)
     assert len(seen) == 1 and "FROM generations" in seen[0] and "FROM options" in seen[0], seen
     other.set_option("store.name", "Elsewhere")
     assert store_name(one, admin) == "Elsewhere"
+
+
+def test_stored_options_come_with_the_state_only_after_they_changed(make_site):
+    """A process keeps the stored options by their generation: while they do not change, the
+    state statement answers the generations alone; a change made anywhere, the removal of every
+    stored option included, is seen at the next request."""
+    one, other = make_site(), make_site()
+    admin = one.headers_for("administrator")
+    default = store_name(one, admin)
+    other.set_option("store.name", "Elsewhere")
+    other.set_option("store.currency_symbol", "EUR ")
+    assert store_name(one, admin) == "Elsewhere"
+    with statements(one.engine) as seen:
+        store_name(one, admin)
+    with one.engine.connect() as conn:  # the state statement as the request sent it, once more
+        rows = conn.exec_driver_sql(seen[0]).all()
+    assert rows and all(value is not None for _, value, _ in rows), rows  # no option among them
+    with other.session() as s:
+        s.execute(delete(Option))
+    assert store_name(one, admin) == default
 
 
 def test_an_option_set_in_a_request_is_what_that_request_reads_next(site):

@@ -31,10 +31,21 @@ _WRITTEN = "generations.written"
 
 
 # The generations and the stored site options travel together: nearly every request needs both
-# (a namespace's switch is an option), and one round trip is the cost that counts.
-# Option values are JSON, read as text on both databases and decoded here.
-_READ_STATE = {"postgresql": "SELECT name, value, NULL FROM generations UNION ALL SELECT key, NULL, value::text FROM options",
-               "sqlite": "SELECT name, value, NULL FROM generations UNION ALL SELECT key, NULL, value FROM options"}
+# (a namespace's switch is an option), and one round trip is the cost that counts. The options
+# come along only when their generation is not the one whose options the process keeps (the
+# statement's one parameter, -1 when it keeps none): while no option changes, a request reads and
+# decodes none of them, however many a site stores. Option values are JSON, read as text on both
+# databases and decoded here. {kept} is the parameter's place in each form of the statement.
+_READ_STATE = {
+    "postgresql": "SELECT name, value, NULL FROM generations UNION ALL SELECT key, NULL, value::text FROM options "
+                  "WHERE (SELECT value FROM generations WHERE name = 'options') IS DISTINCT FROM {kept}",
+    "sqlite": "SELECT name, value, NULL FROM generations UNION ALL SELECT key, NULL, value FROM options "
+              "WHERE (SELECT value FROM generations WHERE name = 'options') IS NOT {kept}",
+}
+_SQLITE_STATE = _READ_STATE["sqlite"].format(kept="?")
+_CURSOR_STATE = _READ_STATE["postgresql"].format(kept="%s")
+_KEPT_OPTIONS = "db.kept_options"  # registry key: (options generation, {key: value}) of the process
+_NOTHING_KEPT = -1  # no generation is negative
 
 
 def generation(session, name):
@@ -44,8 +55,9 @@ def generation(session, name):
 
 
 def stored_options(session):
-    """{key: value} of the options table: read with the generations, or afresh by a transaction
-    that has written (it must see its own writes)."""
+    """{key: value} of the options table: read with the generations (or kept by the process
+    while they do not change: shared, never change it), or afresh by a transaction that has
+    written (it must see its own writes)."""
     if wrote_generation(session, "options"):
         table = metadata.tables["options"]
         return dict(session.execute(select(table.c.key, table.c.value)).all())
@@ -62,18 +74,23 @@ def _site_state(session):
 def _read_state(session):
     """(generations, stored options), on the driver: the statement runs first in nearly every
     request, and through the ORM it costs four times the round trip itself. Listeners of the
-    engine's ``before_cursor_execute`` (query counters) still see it (with no cursor)."""
+    engine's ``before_cursor_execute`` (query counters) still see it (with no cursor). The
+    options are the process's kept ones when the statement says they have not changed since
+    (they are then shared: read them, never change them)."""
+    registry = session.info["registry"]
+    kept = registry.get(_KEPT_OPTIONS)
+    kept_generation = _NOTHING_KEPT if kept is None else kept[0]
     connection = _state_connection(session)
     dialect = connection.dialect.name
-    statement = _READ_STATE[dialect]
     if connection.dispatch.before_cursor_execute:
+        statement = _READ_STATE[dialect].format(kept=kept_generation)
         connection.dispatch.before_cursor_execute(connection, None, statement, (), None, False)
     if dialect == "postgresql":
-        rows = _read_state_postgresql(connection.connection)
+        rows = _read_state_postgresql(connection.connection, kept_generation)
     else:
         cursor = connection.connection.dbapi_connection.cursor()
         try:
-            cursor.execute(statement)
+            cursor.execute(_SQLITE_STATE, (kept_generation,))
             rows = cursor.fetchall()
         finally:
             cursor.close()
@@ -86,6 +103,11 @@ def _read_state(session):
             if isinstance(option, bytes):
                 option = option.decode()  # as text: json.loads would first detect its encoding
             options[name] = json.loads(option) if isinstance(option, str) else option
+    options_generation = generations_seen.get("options")
+    if kept is not None and options_generation == kept_generation:
+        return generations_seen, kept[1]  # the statement sent no option: none changed
+    if options_generation is not None:
+        registry[_KEPT_OPTIONS] = (options_generation, options)
     return generations_seen, options
 
 
@@ -101,32 +123,35 @@ def _state_connection(session):
     return session.connection()
 
 
-_STATE_STATEMENT = _READ_STATE["postgresql"].encode()
 _STATE_PREPARED = b"sp_site_state"
+_STATE_PREPARED_TEXT = _READ_STATE["postgresql"].format(kept="$1::bigint").encode()
 _UNDEFINED_STATEMENT = b"26000"  # invalid_sql_statement_name
 
 
-def _read_state_postgresql(pooled):
+def _read_state_postgresql(pooled, kept_generation):
     """The state statement on libpq itself (psycopg's cursor costs as much CPU as the round
     trip). A transaction that has not begun begins with it, in the same round trip (psycopg would
-    send BEGIN on its own first): psycopg sees the transaction libpq reports and commits it as its
-    own. Without a transaction (autocommit) the statement runs prepared, prepared again when the
-    server forgot it (psycopg deallocates every statement after a ROLLBACK or DDL it ran). In a
-    transaction under way, where a failed statement would abort it, psycopg's cursor runs it."""
+    send BEGIN on its own first; the kept generation is written into that text, an integer of
+    ours): psycopg sees the transaction libpq reports and commits it as its own. Without a
+    transaction (autocommit) the statement runs prepared, prepared again when the server forgot
+    it (psycopg deallocates every statement after a ROLLBACK or DDL it ran). In a transaction
+    under way, where a failed statement would abort it, psycopg's cursor runs it."""
     dbapi = pooled.dbapi_connection
     pgconn = dbapi.pgconn
     if dbapi.autocommit:
-        result = pgconn.exec_prepared(_STATE_PREPARED, [])
+        parameters = [b"%d" % kept_generation]
+        result = pgconn.exec_prepared(_STATE_PREPARED, parameters)
         if result.status == ExecStatus.FATAL_ERROR and \
                 result.error_field(DiagnosticField.SQLSTATE) == _UNDEFINED_STATEMENT:
-            _check(pgconn.prepare(_STATE_PREPARED, _STATE_STATEMENT), ExecStatus.COMMAND_OK)
-            result = pgconn.exec_prepared(_STATE_PREPARED, [])
+            _check(pgconn.prepare(_STATE_PREPARED, _STATE_PREPARED_TEXT), ExecStatus.COMMAND_OK)
+            result = pgconn.exec_prepared(_STATE_PREPARED, parameters)
     elif pgconn.transaction_status == TransactionStatus.IDLE:
-        result = pgconn.exec_(b"BEGIN; " + _STATE_STATEMENT)
+        statement = _READ_STATE["postgresql"].format(kept=int(kept_generation))
+        result = pgconn.exec_(f"BEGIN; {statement}".encode())
     else:
         cursor = dbapi.cursor()
         try:
-            return cursor.execute(_READ_STATE["postgresql"], prepare=True).fetchall()
+            return cursor.execute(_CURSOR_STATE, [kept_generation], prepare=True).fetchall()
         finally:
             cursor.close()
     _check(result, ExecStatus.TUPLES_OK)
