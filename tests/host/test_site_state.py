@@ -8,7 +8,7 @@ import contextlib
 from sqlalchemy import delete, event, select, update
 
 from storeplatform.api import User
-from storeplatform.store.models import AppPassword, AuthSession, Option
+from storeplatform.store.models import AppPassword, AuthSession, ConsumerKey, Option
 from storeplatform.testing import assert_error
 
 ME = "/api/store/v1/users/me"
@@ -83,6 +83,23 @@ def test_a_revoked_application_password_is_refused_at_once(make_site):
     assert not [s for s in seen if "app_passwords" in s], seen  # kept from the first request
     with other.session() as s:
         s.execute(delete(AppPassword))
+    assert_error(one.app.get(ME, headers=headers, status=401), 401, "rest_authentication_failed")
+
+
+def test_a_consumer_key_is_kept_until_a_key_changes_anywhere(make_site):
+    one, other = make_site(), make_site()
+    one.create_user("shop", "shop_manager")
+    key, secret = one.consumer_key("shop", "read")
+    headers = {"Authorization": "Basic " + base64.b64encode(f"{key}:{secret}".encode()).decode()}
+    assert one.app.get(ME, headers=headers).json["login"] == "shop"
+    with statements(one.engine) as seen:
+        one.app.get(ME, headers=headers)
+    assert not [s for s in seen if "consumer_keys" in s], seen  # kept from the first request
+    with other.session() as s:
+        s.execute(update(ConsumerKey).values(permissions="write"))
+    assert_error(one.app.get(ME, headers=headers, status=403), 403, "rest_consumer_key_permissions")
+    with other.session() as s:
+        s.execute(delete(ConsumerKey))
     assert_error(one.app.get(ME, headers=headers, status=401), 401, "rest_authentication_failed")
 
 

@@ -114,28 +114,49 @@ def new_consumer_key(session, secret, user, permissions, description=""):
     return key, consumer_secret
 
 
-def _consumer_key_row(request, key):
-    return request.db.execute(
-        select(ConsumerKey).where(ConsumerKey.key_hash == keyed_hash(_secret(request), key, "consumer_key"))
-    ).scalar_one_or_none()
+@dataclass(frozen=True)
+class _KeptKey:
+    """What a consumer key's requests read of its row, kept per process by the ``auth``
+    generation (the secret as stored: hashed, and sealed)."""
+
+    id: int
+    user: UserRecord
+    permissions: str
+    secret_hash: str
+    secret_sealed: object
+    key_hash: str
+
+
+def _consumer_key(request, key):
+    """The kept row of consumer key ``key``, or None: no query while no key, user or role
+    changes (a REST client sends its key with every request)."""
+    key_hash = keyed_hash(_secret(request), key, "consumer_key")
+
+    def load():
+        row = request.db.execute(select(ConsumerKey).where(ConsumerKey.key_hash == key_hash)).scalar_one_or_none()
+        return None if row is None else _KeptKey(row.id, UserRecord.of(row.user), row.permissions, row.secret_hash,
+                                                 row.secret_sealed, row.key_hash)
+
+    return _kept(request, ("consumer_key", key_hash), load)
 
 
 def consumer_key_identity(request, key, consumer_secret):
     parsed = request.registry.settings["storeplatform.parsed"]
     if not parsed["allow_http_consumer_keys"] and not request_is_https(request):
         raise CONSUMER_KEY_HTTPS_REQUIRED()
-    row = _consumer_key_row(request, key)
-    if row is None or not constant_time_equal(
-            row.secret_hash, keyed_hash(_secret(request), consumer_secret, "consumer_secret")):
+    kept = _consumer_key(request, key)
+    if kept is None or not constant_time_equal(
+            kept.secret_hash, keyed_hash(_secret(request), consumer_secret, "consumer_secret")):
         raise _failed()
-    require_consumer_key_permission(request, row.permissions)
-    return Identity(UserRecord.of(row.user), "consumer_key", row.permissions)
+    require_consumer_key_permission(request, kept.permissions)
+    return Identity(kept.user, "consumer_key", kept.permissions)
 
 
 @dataclass(frozen=True)
 class ConsumerKeyCredentials:
-    """A consumer key as an authentication method sees it. ``secret`` is None for a key issued
-    before secrets were kept (migration sp0006): such a key works with Basic only."""
+    """A consumer key as an authentication method sees it. ``user`` is a ``UserRecord``, as
+    identities carry; ``secret`` is None for a key issued before secrets were kept (migration
+    sp0006): such a key works with Basic only."""
 
     id: int
     user: object
@@ -145,12 +166,13 @@ class ConsumerKeyCredentials:
 
 def consumer_key_credentials(request, key):
     """The site's consumer key ``key`` (``ck_…``) with its secret, user and permissions, or None
-    when there is no such key. One query (the user comes with the key)."""
-    row = _consumer_key_row(request, key)
-    if row is None:
+    when there is no such key. Kept like the key of a Basic request: no query while nothing
+    behind it changes."""
+    kept = _consumer_key(request, key)
+    if kept is None:
         return None
-    secret = unseal(_secret(request), row.key_hash, row.secret_sealed) if row.secret_sealed else None
-    return ConsumerKeyCredentials(row.id, row.user, row.permissions, secret)
+    secret = unseal(_secret(request), kept.key_hash, kept.secret_sealed) if kept.secret_sealed else None
+    return ConsumerKeyCredentials(kept.id, kept.user, kept.permissions, secret)
 
 
 def require_consumer_key_permission(request, permissions):
