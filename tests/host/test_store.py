@@ -1,9 +1,12 @@
 """Store core: products, orders, settings."""
+import time
+from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
 import pytest
 
-from storeplatform.testing import assert_error
+from storeplatform.api import Product
+from storeplatform.testing import assert_error, count_queries
 
 P = "/api/store/v1/products"
 O = "/api/store/v1/orders"
@@ -40,6 +43,38 @@ def test_sale_window(shop):
     assert p["price"] == 10
     p = product(shop, regular_price="10", sale_price="8", sale_from="2000-01-01T00:00:00")
     assert p["price"] == 8
+
+
+def test_a_kept_product_list_opens_and_closes_sales_on_time(shop):
+    """A list page is kept per process; a sale window that opens or closes while it is kept
+    shows at once, without any write."""
+    start = datetime.now(timezone.utc) + timedelta(seconds=1.5)
+    end = start + timedelta(seconds=1.5)
+    p = product(shop, regular_price="10", sale_price="8", sale_from=start.isoformat(), sale_to=end.isoformat())
+    first = shop.app.get(P).json
+    assert [(x["id"], x["price"], x["on_sale"]) for x in first] == [(p["id"], 10, False)]
+    assert shop.app.get(P).json == first  # kept
+    time.sleep(max(0.0, (start - datetime.now(timezone.utc)).total_seconds()) + 0.05)
+    assert [(x["price"], x["on_sale"]) for x in shop.app.get(P).json] == [(8, True)]
+    time.sleep(max(0.0, (end - datetime.now(timezone.utc)).total_seconds()) + 0.05)
+    assert [(x["price"], x["on_sale"]) for x in shop.app.get(P).json] == [(10, False)]
+
+
+def test_a_kept_product_list_follows_changes_made_anywhere(make_site):
+    one, other = make_site(), make_site()
+    admin = one.headers_for("administrator")
+    made = one.app.post_json(P, {"name": "Lamp", "regular_price": "20"}, headers=admin, status=201).json
+    assert [(x["name"], x["price_formatted"]) for x in one.app.get(P).json] == [("Lamp", "$20.00")]
+    with count_queries(one.engine) as n:
+        one.app.get(P)
+    assert n() == 1  # the site's state: the page is kept
+    with other.session() as s:  # another process
+        s.get(Product, made["id"]).name = "Desk lamp"
+    assert [x["name"] for x in one.app.get(P).json] == ["Desk lamp"]
+    other.set_option("store.currency_symbol", "EUR ")
+    other.set_option("store.currency_position", "right")
+    assert one.app.get(P).json[0]["price_formatted"] == "20.00EUR "
+    assert one.app.get(P, headers=admin).headers["X-Total"] == "1"
 
 
 def test_drafts_are_hidden_from_the_public(shop):

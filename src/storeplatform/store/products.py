@@ -1,6 +1,9 @@
 """Products: prices in effect, sale windows, variations."""
+from bisect import bisect_left, bisect_right
+
 from sqlalchemy import select
 
+from ..db.generations import cached_by_generation
 from ..db.types import utcnow
 from ..values import id_in_range
 from .models import Product
@@ -18,6 +21,22 @@ def sale_is_active(product, now=None):
     if product.sale_to is not None and now > product.sale_to:
         return False
     return True
+
+
+def sale_epoch(session, now):
+    """How many sale windows have opened or closed by ``now``, over every product: between two
+    instants with the same epoch no product's sale started or ended, so that what was computed
+    from prices at one of them holds at the other. A window opens at ``sale_from`` and closes
+    just after ``sale_to`` (``sale_is_active``). The instants are read once per ``store``
+    generation."""
+    def load():
+        rows = session.execute(select(Product.sale_from, Product.sale_to).where(
+            Product.sale_price.is_not(None), (Product.sale_from.is_not(None)) | (Product.sale_to.is_not(None)))).all()
+        return (sorted(start for start, _ in rows if start is not None),
+                sorted(end for _, end in rows if end is not None))
+
+    starts, ends = cached_by_generation(session, "store", "sale instants", load)
+    return bisect_right(starts, now) + bisect_left(ends, now)
 
 
 def current_price(product, now=None):

@@ -5,21 +5,25 @@ from sqlalchemy import or_, select
 
 from ...auth import user_can
 from ...db import get_by_id
-from ...rest import Service, json_body, paginate
+from ...db.generations import generation
+from ...db.types import utcnow
+from ...jsonutil import rendered_json
+from ...rest import Service, frozen, json_body, kept_page
 from ...rest.types import once
 from .. import schemas
 from ..errors import PRODUCT_INVALID_ID
 from ..models import Product
 from ..money import currency_format, format_money
-from ..products import current_price, product_problems, sale_is_active
+from ..products import current_price, product_problems, sale_epoch, sale_is_active
 
 products = Service("store/v1", "/products", name="products", description="Products.")
 product = Service("store/v1", r"/products/{id:\d+}", name="product", description="One product.")
 
 
-def product_json(request, item, fmt=None):
+def product_json(request, item, fmt=None, now=None):
     fmt = fmt or currency_format(request.db)
-    price = current_price(item)
+    now = now or utcnow()
+    price = current_price(item, now)
     return {
         "id": item.id,
         "name": item.name,
@@ -33,7 +37,7 @@ def product_json(request, item, fmt=None):
         "sale_price": item.sale_price,
         "sale_from": item.sale_from.isoformat() if item.sale_from else None,
         "sale_to": item.sale_to.isoformat() if item.sale_to else None,
-        "on_sale": sale_is_active(item),
+        "on_sale": sale_is_active(item, now),
         "meta": item.meta or {},
         "date_created": item.created_at.isoformat(),
         "date_modified": item.modified_at.isoformat(),
@@ -71,21 +75,36 @@ def _product_values(values):
 @products.get(query=schemas.ProductListQuery())
 def list_products(request):
     v = request.validated
-    stmt = select(Product).order_by(Product.id.desc())
-    if user_can(request, "manage_shop"):
-        if "status" in v:
-            stmt = stmt.where(Product.status == v["status"])
-    else:
-        stmt = stmt.where(Product.status == "publish")
-    if "type" in v:
-        stmt = stmt.where(Product.type == v["type"])
-    if "parent" in v:
-        stmt = stmt.where(Product.parent_id == v["parent"])
-    if v.get("search"):
-        like = f"%{v['search']}%"
-        stmt = stmt.where(or_(Product.name.ilike(like), Product.sku.ilike(like)))
-    fmt = currency_format(request.db)
-    return [product_json(request, p, fmt) for p in paginate(request, stmt)]
+    manager = user_can(request, "manage_shop")
+
+    def make_stmt():
+        stmt = select(Product).order_by(Product.id.desc())
+        if manager:
+            if "status" in v:
+                stmt = stmt.where(Product.status == v["status"])
+        else:
+            stmt = stmt.where(Product.status == "publish")
+        if "type" in v:
+            stmt = stmt.where(Product.type == v["type"])
+        if "parent" in v:
+            stmt = stmt.where(Product.parent_id == v["parent"])
+        if v.get("search"):
+            like = f"%{v['search']}%"
+            stmt = stmt.where(or_(Product.name.ilike(like), Product.sku.ilike(like)))
+        return stmt
+
+    # A storefront lists the same pages all day: each is kept per process, encoded, by the
+    # ``store`` generation, under every parameter and what the JSON reads besides the rows (who
+    # may see drafts, the currency options, the site's address, and which sale windows are open).
+    now = utcnow()
+    key = (frozen(v), manager, generation(request.db, "options"), request.application_url,
+           sale_epoch(request.db, now))
+
+    def build(items):
+        fmt = currency_format(request.db)
+        return rendered_json([product_json(request, p, fmt, now) for p in items])
+
+    return kept_page(request, "store", key, make_stmt, build)
 
 
 @products.post(permission="manage_shop", body=schemas.ProductBody(), bind=product_checks)
