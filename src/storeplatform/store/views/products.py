@@ -5,7 +5,7 @@ from sqlalchemy import or_, select
 
 from ...auth import user_can
 from ...db import get_by_id
-from ...db.generations import generation
+from ...db.generations import cached_by_generation, generation
 from ...db.types import utcnow
 from ...jsonutil import rendered_json
 from ...rest import Service, frozen, json_body, kept_page
@@ -119,7 +119,13 @@ def create_product(request):
 
 @product.get()
 def get_product(request):
-    return product_json(request, _load_product(request))
+    # Kept like a list page (``list_products``); an unknown or hidden product is a 404 each time.
+    now = utcnow()
+    manager = user_can(request, "manage_shop")
+    key = ("product", request.validated["id"], manager, generation(request.db, "options"), request.application_url,
+           sale_epoch(request.db, now))
+    return cached_by_generation(request.db, "store", key,
+                                lambda: rendered_json(product_json(request, _load_product(request), now=now)))
 
 
 @product.put(permission="manage_shop", body=schemas.ProductUpdate, bind=product_checks)
