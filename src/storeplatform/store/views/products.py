@@ -72,6 +72,13 @@ def _product_values(values):
     return values
 
 
+def _kept_under(request, manager, now):
+    """A storefront reads the same products all day: their JSON is kept per process, encoded, by
+    the ``store`` generation, under what it reads besides the rows: who may see drafts, the
+    currency options, the site's address, and which sale windows are open at ``now``."""
+    return manager, generation(request.db, "options"), request.application_url, sale_epoch(request.db, now)
+
+
 @products.get(query=schemas.ProductListQuery())
 def list_products(request):
     v = request.validated
@@ -93,12 +100,8 @@ def list_products(request):
             stmt = stmt.where(or_(Product.name.ilike(like), Product.sku.ilike(like)))
         return stmt
 
-    # A storefront lists the same pages all day: each is kept per process, encoded, by the
-    # ``store`` generation, under every parameter and what the JSON reads besides the rows (who
-    # may see drafts, the currency options, the site's address, and which sale windows are open).
     now = utcnow()
-    key = (frozen(v), manager, generation(request.db, "options"), request.application_url,
-           sale_epoch(request.db, now))
+    key = (frozen(v), *_kept_under(request, manager, now))
 
     def build(items):
         fmt = currency_format(request.db)
@@ -119,11 +122,9 @@ def create_product(request):
 
 @product.get()
 def get_product(request):
-    # Kept like a list page (``list_products``); an unknown or hidden product is a 404 each time.
+    # Kept like a list page; an unknown or hidden product is a 404 each time.
     now = utcnow()
-    manager = user_can(request, "manage_shop")
-    key = ("product", request.validated["id"], manager, generation(request.db, "options"), request.application_url,
-           sale_epoch(request.db, now))
+    key = ("product", request.validated["id"], *_kept_under(request, user_can(request, "manage_shop"), now))
     return cached_by_generation(request.db, "store", key,
                                 lambda: rendered_json(product_json(request, _load_product(request), now=now)))
 
