@@ -30,6 +30,7 @@ from .cli import CliError, Parser
 from .db.generations import (add_generation_triggers, cached_by_generation, drop_generation_triggers,
                              generation, statement_key)
 from .db import Base, get_by_id, get_or_404, hooks_of, never_reuse_ids, registry_of, request_of, site_transaction
+from .db.statements import DriverStatement
 from .db.types import Money, UTCDateTime, utcnow
 from .errors import (BAD_REQUEST, FORBIDDEN, INTERNAL_ERROR, INVALID_JSON, INVALID_PARAM, NO_ROUTE, NOT_LOGGED_IN,
                      ErrorCode, InvalidParams, RestError)
@@ -71,7 +72,7 @@ __all__ = [
     "Identity", "require", "user_can", "ConsumerKeyCredentials", "consumer_key_credentials",
     "require_consumer_key_permission",
     # database
-    "Base", "UTCDateTime", "Money", "utcnow", "never_reuse_ids", "get_by_id", "get_or_404", "registry_of", "request_of",
+    "Base", "DriverStatement", "UTCDateTime", "Money", "utcnow", "never_reuse_ids", "get_by_id", "get_or_404", "registry_of", "request_of",
     "site_transaction",
     # store models and services
     "User", "Post", "Term", "PostTerm", "Product", "Order", "OrderItem",

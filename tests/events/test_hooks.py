@@ -257,3 +257,39 @@ def test_cli_creates_categories_the_calendar_serves(cli):
                           (("  ",), "1 to 200 characters")):
         proc = cli("events", "category", "create", *args, ok=False)
         assert proc.returncode == 1 and message in proc.stderr and proc.stderr.strip().count("\n") == 0
+
+
+class Recorder:
+    """Keeps the attendee each check-in and check-out action receives."""
+
+    def __init__(self):
+        self.seen = []
+
+    @hookimpl
+    def evt_attendee_checked_in(self, attendee_id, attendee):
+        self.seen.append(attendee)
+
+    @hookimpl
+    def evt_attendee_checked_out(self, attendee_id, attendee):
+        self.seen.append(attendee)
+
+
+def test_checked_in_action_gets_the_attendee_as_the_session_reads_it(make_site):
+    """The check-in's attendee is made from the row its UPDATE returned (on the driver); the
+    check-out's is the session's ORM object: an action sees the same fields and types."""
+    from datetime import datetime
+
+    recorder = Recorder()
+    evt = Evt(make_site(plugins=[recorder], **{"storeplatform.plugins": "events"}))
+    ticket = evt.tickets(evt.event()["id"])[0]
+    evt.post("/checkin", {"ticket_code": ticket["ticket_code"]}, status=200)
+    evt.post("/checkin/checkout", {"ticket_code": ticket["ticket_code"]}, status=200)
+    checked_in, checked_out = recorder.seen
+    assert list(checked_in) == list(checked_out) and "cancelled_by_order" not in checked_in
+    for name, value in checked_out.items():
+        assert type(checked_in[name]) is type(value) or name == "checked_out_at", name
+    assert isinstance(checked_in["checked_in_at"], datetime) and checked_in["checked_in_at"].tzinfo is not None
+    assert checked_in["checked_in_at"] == checked_out["checked_in_at"] and checked_in["checked_out_at"] is None
+    assert (checked_in["status"], checked_out["status"]) == ("checked_in", "checked_out")
+    assert {k: v for k, v in checked_in.items() if k not in ("status", "checked_out_at", "modified_at")} == \
+        {k: v for k, v in checked_out.items() if k not in ("status", "checked_out_at", "modified_at")}

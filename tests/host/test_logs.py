@@ -46,6 +46,70 @@ def test_new_ids_differ_between_requests_and_between_forked_workers(site):
     assert forked[:16] != ids[0][:16] and forked not in ids
 
 
+def _access_records(caplog):
+    return [r for r in caplog.records if r.name == "storeplatform.access"]
+
+
+def test_an_access_record_holds_what_a_record_of_logger_info_holds(site, caplog):
+    """Made from the thread's first record (what differs is changed): every field of the logging
+    module's records, with this request's time, and the process's and thread's own ids."""
+    import os
+    import threading
+
+    caplog.set_level(logging.INFO, logger="storeplatform.access")
+    before = time.time()
+    for path in ("/api/", "/api/store/v1/nothing"):
+        site.app.get(path, status="*")
+        time.sleep(0.002)
+    after = time.time()
+    first, second = _access_records(caplog)
+    made = logging.getLogger("storeplatform.access").makeRecord(
+        "storeplatform.access", logging.INFO, __file__, 0, "%s", ("x",), None).__dict__
+    assert set(made) <= set(vars(second))
+    assert (second.process, second.thread, second.levelname, second.levelno) == (
+        os.getpid(), threading.get_ident(), "INFO", logging.INFO)
+    assert before <= first.created < second.created <= after
+    assert second.msecs == int((second.created % 1) * 1000)
+    assert abs((second.relativeCreated - first.relativeCreated) - (second.created - first.created) * 1000) < 1e-3
+    assert second.getMessage().startswith("GET /api/store/v1/nothing 404 ") and second.path != first.path
+    assert (first.status, second.status) == (200, 404)  # each record its own fields
+
+
+def test_a_plugins_record_factory_makes_the_access_records(site, caplog):
+    caplog.set_level(logging.INFO, logger="storeplatform.access")
+    ours = logging.getLogRecordFactory()
+
+    def marking(*args, **kwargs):
+        record = ours(*args, **kwargs)
+        record.marked = True
+        return record
+
+    logging.setLogRecordFactory(marking)
+    try:
+        response = site.app.get("/api/")
+    finally:
+        logging.setLogRecordFactory(ours)
+    (record,) = _access_records(caplog)
+    assert record.marked and record.request_id == response.headers["X-Request-ID"] and record.status == 200
+
+
+def test_a_forked_workers_access_records_carry_its_own_process(site, caplog):
+    import os
+
+    caplog.set_level(logging.INFO, logger="storeplatform.access")
+    site.app.get("/api/")  # the parent's thread has its record's fields kept
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:
+        try:
+            site.app.get("/api/")
+            os.write(write, str(_access_records(caplog)[-1].process).encode())
+        finally:
+            os._exit(0)
+    os.waitpid(child, 0)
+    assert int(os.read(read, 64)) == child
+
+
 def test_an_id_is_taken_only_from_a_trusted_proxy(make_site):
     site = make_site(**{"storeplatform.trusted_proxies": "10.0.0.0/8"})
     proxied = {"REMOTE_ADDR": "10.1.2.3"}

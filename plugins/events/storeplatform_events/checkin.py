@@ -2,7 +2,7 @@
 moves the ticket, and its row count tells which of two simultaneous scans won."""
 from sqlalchemy import bindparam, literal_column, select, update
 
-from storeplatform.api import Post, utcnow
+from storeplatform.api import DriverStatement, Post, utcnow
 
 from . import actions
 from .errors import (
@@ -12,7 +12,7 @@ from .errors import (
     NOT_CHECKED_IN,
     WRONG_EVENT,
 )
-from .models import Attendee
+from .models import Attendee, AttendeeRecord
 
 # A checked-out ticket may come back in (a pass-out), as the scanner at the door expects.
 CHECK_IN_FROM = ("active", "checked_out")
@@ -59,21 +59,22 @@ def _move(session, conditional_update, attendee):
 
 
 _ATTENDEES = Attendee.__table__
-_ATTENDEE_COLUMNS = [(prop.key, prop.columns[0].name) for prop in Attendee.__mapper__.column_attrs]
 
 
 def _move_in_statement(by_event):
-    """The check-in UPDATE ... RETURNING, built once with bound parameters: a statement built per
-    call costs SQLAlchemy its copy and its cache key on every scan."""
+    """The check-in UPDATE ... RETURNING, on the driver (``DriverStatement``): SQLAlchemy's
+    work around one execution through the session, and the ORM instance built from its row,
+    cost more than the round trip. Returns the row's columns in the table's order, then the
+    event's name."""
     # The statuses written in the SQL: an IN of bound values is expanded on every execution.
     statuses = [literal_column(f"'{status}'") for status in CHECK_IN_FROM]
     conditions = [_ATTENDEES.c.ticket_code == bindparam("code"), _ATTENDEES.c.status.in_(statuses)]
     if by_event:
         conditions.append(_ATTENDEES.c.event_id == bindparam("for_event"))
-    return update(_ATTENDEES).where(*conditions).values(
+    return DriverStatement(update(_ATTENDEES).where(*conditions).values(
         status="checked_in", checked_in_at=bindparam("now"), checked_out_at=None, modified_at=bindparam("now")
     ).returning(*_ATTENDEES.c,
-                select(Post.title).where(Post.id == _ATTENDEES.c.event_id).scalar_subquery().label("event_name"))
+                select(Post.title).where(Post.id == _ATTENDEES.c.event_id).scalar_subquery().label("event_name")))
 
 
 _MOVE_IN = {False: _move_in_statement(False), True: _move_in_statement(True)}
@@ -85,17 +86,16 @@ def check_in(session, ticket_code, event_id=None):
     The ticket is moved first, by its code, in one round trip that brings back the row and its
     event's name: at the door nearly every scan is a ticket that can come in. Only when nothing
     moved is the ticket read to say why (unknown, another event, cancelled, already in). The
-    attendee returned for a moved ticket is built from the returned row (not in the session)."""
-    now = utcnow()
-    params = {"code": ticket_code, "now": now}
+    attendee returned for a moved ticket is an ``AttendeeRecord`` of the returned row; else
+    the session's ``Attendee``."""
+    values = {"code": ticket_code, "now": utcnow()}
     if event_id is not None:
-        params["for_event"] = event_id
-    # A Core statement: the ORM's bulk UPDATE with RETURNING costs more than the round trip.
-    moved = session.execute(_MOVE_IN[event_id is not None], params).first()
+        values["for_event"] = event_id
+    moved = _MOVE_IN[event_id is not None].first_in(session, **values)
     if moved is not None:
-        attendee = Attendee(**{key: moved._mapping[column] for key, column in _ATTENDEE_COLUMNS})
+        attendee = AttendeeRecord._make(moved[:-1])
         actions.attendee_checked_in(session, attendee)
-        return attendee, moved._mapping["event_name"], False
+        return attendee, moved[-1], False
     attendee, name = find_ticket(session, ticket_code)
     if attendee is None:
         raise TicketError(INVALID_TICKET)

@@ -179,21 +179,21 @@ def track_writes(session_factory):
     def flushed(session, flush_context):
         # after_flush still sees what the flush wrote as new, dirty and deleted.
         if session.deleted:
-            _wrote(session, EVERYTHING)
+            count_write(session, EVERYTHING)
             return
         for instance in (*session.new, *session.dirty):
             mapper = inspect(instance).mapper
             for table in mapper.tables:
-                _wrote(session, table.name)
+                count_write(session, table.name)
             for relationship in mapper.relationships:
                 if relationship.secondary is not None:
-                    _wrote(session, getattr(relationship.secondary, "name", EVERYTHING))
+                    count_write(session, getattr(relationship.secondary, "name", EVERYTHING))
 
     def executed(state):
         if state.is_select:
             return
         table = getattr(state.statement, "table", None) if (state.is_insert or state.is_update) else None
-        _wrote(state.session, getattr(table, "name", EVERYTHING))
+        count_write(state.session, getattr(table, "name", EVERYTHING))
 
     def ended(session, transaction):
         if transaction.parent is None:
@@ -205,7 +205,8 @@ def track_writes(session_factory):
     event.listen(session_factory, "after_transaction_end", ended)
 
 
-def _wrote(session, table):
+def count_write(session, table):
+    """The transaction of ``session`` has written ``table`` (``EVERYTHING``: it cannot tell)."""
     session.info.setdefault(_WRITTEN, set()).add(table)
 
 

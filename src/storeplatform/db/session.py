@@ -10,6 +10,8 @@ from sqlalchemy.orm import sessionmaker
 from transaction._transaction import Status as ZopeStatus
 from zope.sqlalchemy.datamanager import STATUS_ACTIVE, join_transaction, mark_changed
 
+from .generations import count_write, track_writes
+
 # Seconds a pooled connection may rest before it is pinged at checkout (setting
 # ``sqlalchemy.ping_after_idle``). A hot connection is not pinged: that would be one round trip
 # more on every request, and a server that went away under load fails those requests anyway.
@@ -108,13 +110,31 @@ class ReadOnlyRequest(Exception):
     transaction that could be rolled back)."""
 
 
+# In the info of a read request's sessions: they refuse every write.
+READ_ONLY = "db.read_only"
+
+
+def record_write(session, table):
+    """A statement run on ``session``'s connection without going through the session (on the
+    driver: ``DriverStatement``) wrote ``table`` (``EVERYTHING`` when it cannot tell): the write
+    counts as the session's own, as the session's events count a statement it ran. A read
+    session refuses it; the transaction commits it (an unchanged one rolls back); the
+    generations' kept values are computed afresh for the rest of the transaction."""
+    if session.info.get(READ_ONLY):
+        raise ReadOnlyRequest("a GET or HEAD request must not write")
+    count_write(session, table)
+    manager = session.info.get("tm")
+    if manager is not None:
+        mark_changed(session, manager)
+
+
 def make_read_session_factory(engine):
     """Sessions for GET and HEAD requests: a write raises ``ReadOnlyRequest`` on every database;
     on a database server they autocommit (no BEGIN, no ROLLBACK round trips), each statement
     seeing what is committed when it runs. SQLite keeps its transactions: they cost nothing."""
     if engine.dialect.name != "sqlite":
         engine = engine.execution_options(isolation_level="AUTOCOMMIT")
-    factory = make_session_factory(engine)
+    factory = make_session_factory(engine, info={READ_ONLY: True})
 
     def refuse_flush(session, flush_context, instances):
         raise ReadOnlyRequest("a GET or HEAD request must not write")
@@ -128,10 +148,8 @@ def make_read_session_factory(engine):
     return factory
 
 
-def make_session_factory(engine):
-    from .generations import track_writes
-
-    factory = sessionmaker(bind=engine, expire_on_commit=False)
+def make_session_factory(engine, info=None):
+    factory = sessionmaker(bind=engine, expire_on_commit=False, info=info or {})
     track_writes(factory)
     _join_transaction_managers(factory)
     return factory

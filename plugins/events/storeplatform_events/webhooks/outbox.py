@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import Integer, and_, bindparam, case, delete, func, or_, select, update
 
-from storeplatform.api import UTCDateTime, cached_by_generation, enqueue_after_commit, utcnow
+from storeplatform.api import DriverStatement, UTCDateTime, cached_by_generation, enqueue_after_commit, utcnow
 
 from .delivery import Attempt, Outcome
 from .models import (
@@ -26,7 +26,6 @@ from .models import (
 )
 from .payloads import envelope_body, local_timestamp, topic_data
 from .settings import FAILURE_LIMIT, LOG_SIZE
-from .statements import DriverStatement
 from .topics import FIRED_TOPICS
 
 # Failed deliveries (WARNING) and disabled webhooks (ERROR), once each, after they are recorded.

@@ -1,5 +1,5 @@
-"""Statements run once per delivery on a worker's hot path, compiled once per dialect and
-executed on the database driver's own connection.
+"""Statements of a hot path (a webhook worker's delivery, a check-in at the door), compiled
+once per dialect and executed on the database driver's own connection.
 
 SQLAlchemy's work for each execution (cache key, parameters, result set-up) costs a few tenths
 of a millisecond per statement, more than the round trip to the database; a worker making two
@@ -7,19 +7,31 @@ statements per delivery pays it once per process instead. SQLAlchemy still provi
 connection, its pool and its transaction state; the SQL text and the parameter conversions
 (time stamps on SQLite) are its own, compiled from the same constructs as everywhere else.
 """
+from sqlalchemy import Delete
+
+from .generations import EVERYTHING
+from .session import record_write
 
 
 class DriverStatement:
-    """A Core statement whose parameters are named with ``bindparam(name)``."""
+    """A Core statement whose parameters are named with ``bindparam(name)``. An INSERT or UPDATE
+    sets every column that has a default or an onupdate computed in Python (a ``ValueError``
+    says which, on the first execution): SQLAlchemy computes them per execution, the driver
+    cannot."""
 
     def __init__(self, statement):
         self.statement = statement
         self._compiled = {}  # dialect name -> (sql, positional names or None, defaults, converters)
+        self._processors = {}  # dialect name -> a result processor (or None) per returned column
 
     def _compile(self, dialect):
         compiled = self._compiled.get(dialect.name)
         if compiled is None:
             form = self.statement.compile(dialect=dialect)
+            computed = [column.name for column in (*form.insert_prefetch, *form.update_prefetch)]
+            if computed:
+                # SQLAlchemy computes them for each execution; the driver would send NULL.
+                raise ValueError(f"a DriverStatement must set the columns with Python defaults: {computed}")
             defaults, converters = {}, {}
             for bind, name in form.bind_names.items():
                 defaults[name] = bind.effective_value  # the statement's own constants
@@ -29,6 +41,38 @@ class DriverStatement:
             compiled = self._compiled[dialect.name] = (
                 str(form), tuple(form.positiontup) if form.positional else None, defaults, converters)
         return compiled
+
+    def first_in(self, session, **values):
+        """In ``session``'s transaction: the first row (a tuple) with each column's type applied
+        as a query through the session would give it, or None. A write counts as the session's
+        own: a session of a read request refuses it (``ReadOnlyRequest``), the transaction
+        commits it, and what the generations keep is computed afresh for the rest of the
+        transaction. Query counters (``before_cursor_execute``) see the statement."""
+        connection = session.connection()
+        if self.statement.is_dml:
+            table = EVERYTHING if isinstance(self.statement, Delete) else self.statement.table.name
+            record_write(session, table)
+        sql, names, defaults, converters = self._compile(connection.dialect)
+        params = self._params(names, defaults, converters, values)
+        if connection.dispatch.before_cursor_execute:
+            connection.dispatch.before_cursor_execute(connection, None, sql, params, None, False)
+        cursor = connection.connection.driver_connection.cursor()
+        try:
+            cursor.execute(sql, params)
+            row = cursor.fetchone()
+        finally:
+            cursor.close()
+        if row is None:
+            return None
+        return tuple(value if convert is None or value is None else convert(value)
+                     for convert, value in zip(self._result_processors(connection.dialect), row))
+
+    def _result_processors(self, dialect):
+        processors = self._processors.get(dialect.name)
+        if processors is None:
+            processors = self._processors[dialect.name] = [
+                column.type.dialect_impl(dialect).result_processor(dialect, None) for column in self.statement.exported_columns]
+        return processors
 
     def first(self, connection, **values):
         """The first row (a tuple), or None."""
