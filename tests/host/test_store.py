@@ -211,6 +211,35 @@ def test_orders_list_filter_and_delete(shop):
     assert_error(shop.app.get(f"{O}/{ids[0]}", headers=shop.h, status=404), 404, "rest_order_invalid_id")
 
 
+def test_kept_orders_follow_changes_made_anywhere(make_site):
+    one, other = make_site(), make_site()
+    manager = one.h = one.headers_for("shop_manager")
+    lamp = product(one, regular_price="20")
+    made = one.app.post_json(O, {"status": "processing", "line_items": [{"product_id": lamp["id"], "quantity": 2}]},
+                             headers=manager, status=201).json
+    assert [(o["id"], o["total"]) for o in one.app.get(O, headers=manager).json] == [(made["id"], 40)]
+    assert one.app.get(f"{O}/{made['id']}", headers=manager).json == made
+    for path in (O, f"{O}/{made['id']}"):
+        with count_queries(one.engine) as n:
+            one.app.get(path, headers=manager)
+        assert n() == 1, path  # the site's state: the page and the order are kept
+    with other.session() as s:  # another process
+        from storeplatform.store.models import Order
+
+        s.get(Order, made["id"]).status = "completed"
+    assert one.app.get(f"{O}?status=processing", headers=manager).json == []
+    assert [o["status"] for o in one.app.get(O, headers=manager).json] == ["completed"]
+    assert one.app.get(f"{O}/{made['id']}", headers=manager).json["status"] == "completed"
+    second = other.app.post_json(O, {"line_items": [{"product_id": lamp["id"]}]},
+                                 headers=manager, status=201).json
+    listed = one.app.get(O, headers=manager)
+    assert [o["id"] for o in listed.json] == [second["id"], made["id"]] and listed.headers["X-Total"] == "2"
+    other.app.delete(f"{O}/{second['id']}", headers=manager)
+    assert_error(one.app.get(f"{O}/{second['id']}", headers=manager, status=404), 404, "rest_order_invalid_id")
+    assert one.app.get(O, headers=manager).headers["X-Total"] == "1"
+    assert_error(one.app.get(O, status=401), 401, "rest_not_logged_in")
+
+
 def test_settings_by_section(shop):
     admin = shop.headers_for("administrator")
     sections = shop.app.get("/api/store/v1/settings", headers=admin).json["sections"]

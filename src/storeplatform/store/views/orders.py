@@ -3,7 +3,9 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from ...db import get_by_id, get_or_404
-from ...rest import Service, json_body, paginate
+from ...db.generations import cached_by_generation
+from ...jsonutil import rendered_json
+from ...rest import Service, frozen, json_body, kept_page
 from .. import schemas
 from ..errors import ORDER_IN_USE, ORDER_INVALID_ID
 from ..models import Order, User
@@ -34,12 +36,23 @@ def order_json(request, item):
     }
 
 
+# An accounting tool or a box office polls the orders between sales: their JSON is kept per
+# process, encoded, by the ``store`` generation (orders and their lines), under what it reads
+# besides the rows (the site's address, in each order's link). A new or changed order anywhere
+# moves the generation on, and the next request reads afresh.
+
 @orders.get(permission="manage_shop", query=schemas.OrderListQuery())
 def list_orders(request):
-    stmt = select(Order).order_by(Order.id.desc())
-    if "status" in request.validated:
-        stmt = stmt.where(Order.status == request.validated["status"])
-    return [order_json(request, o) for o in paginate(request, stmt)]
+    v = request.validated
+
+    def make_stmt():
+        stmt = select(Order).order_by(Order.id.desc())
+        if "status" in v:
+            stmt = stmt.where(Order.status == v["status"])
+        return stmt
+
+    return kept_page(request, "store", (frozen(v), request.application_url), make_stmt,
+                     lambda items: rendered_json([order_json(request, o) for o in items]))
 
 
 def order_references(request):
@@ -69,7 +82,10 @@ def post_order(request):
 
 @order.get(permission="manage_shop")
 def get_order(request):
-    return order_json(request, get_or_404(request.db, Order, request.validated["id"], ORDER_INVALID_ID))
+    # Kept like a list page; an unknown order is a 404 each time.
+    order_id = request.validated["id"]
+    return cached_by_generation(request.db, "store", ("order", order_id, request.application_url), lambda: rendered_json(
+        order_json(request, get_or_404(request.db, Order, order_id, ORDER_INVALID_ID))))
 
 
 @order.put(permission="manage_shop", body=schemas.OrderUpdate())
