@@ -57,8 +57,8 @@ def request_id_for(request):
 
 
 _ACCESS_MESSAGE = "%s %s %s %.1fms %s"
-# Per thread: the fields of an access record that no request changes, as the logging module set
-# them on the thread's first record (so they are whatever this Python's LogRecord holds).
+# Per thread: the class of its first access record and the fields no request changes, as the
+# logging module set them on it (so they are whatever this Python's LogRecord holds).
 _access_templates = {}
 os.register_at_fork(after_in_child=_access_templates.clear)  # process id and name change
 _MAKE_RECORD = logging.Logger.makeRecord
@@ -74,14 +74,15 @@ def access_record(args, fields, request_id):
         return access_log.makeRecord(access_log.name, logging.INFO, __file__, 0, _ACCESS_MESSAGE, args, None,
                                      extra=fields)
     thread = threading.get_ident()
-    template = _access_templates.get(thread)
-    if template is None:
+    kept = _access_templates.get(thread)
+    if kept is None:
         if len(_access_templates) > 256:  # threads that ended
             _access_templates.clear()
-        template = _access_templates[thread] = access_log.makeRecord(
-            access_log.name, logging.INFO, __file__, 0, _ACCESS_MESSAGE, (), None).__dict__
+        first = access_log.makeRecord(access_log.name, logging.INFO, __file__, 0, _ACCESS_MESSAGE, (), None)
+        kept = _access_templates[thread] = (type(first), first.__dict__)
+    record_class, template = kept
     created = time.time()
-    record = logging.LogRecord.__new__(logging.LogRecord)
+    record = record_class.__new__(record_class)  # of the class the record factories make
     record.__dict__ = {**template, **fields, "args": args, "created": created,
                        "msecs": int((created - int(created)) * 1000) + 0.0,
                        "relativeCreated": template["relativeCreated"] + (created - template["created"]) * 1000,

@@ -71,7 +71,8 @@ class DriverStatement:
         processors = self._processors.get(dialect.name)
         if processors is None:
             processors = self._processors[dialect.name] = [
-                column.type.dialect_impl(dialect).result_processor(dialect, None) for column in self.statement.exported_columns]
+                column.type.dialect_impl(dialect).result_processor(dialect, None)
+                for column in self.statement.exported_columns]
         return processors
 
     def first(self, connection, **values):
