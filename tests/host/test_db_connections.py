@@ -36,6 +36,21 @@ def test_a_rested_connection_lost_to_a_server_restart_is_replaced(pg_site):
     assert site.app.get("/api/store/v1/users/me", headers=headers, status=200).json["login"] == "admin"
 
 
+def test_a_driver_statement_runs_on_the_connection_that_replaced_a_lost_one(make_site, database):
+    """A DriverStatement's cursor is kept with its driver connection; the connection that
+    replaces a lost one gets its own."""
+    from .test_driver_statements import Driver, stored_terms
+
+    site = make_site(plugins=[Driver()], **{"sqlalchemy.ping_after_idle": "0.3"})
+    if site.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite is a file with no server connection to lose; this runs in .ci/run's PostgreSQL pass")
+    assert site.app.post_json("/api/driver/v1/terms", {}, status=200).json["after"] == 1
+    assert kill_site_connections(site) >= 1
+    time.sleep(0.4)
+    assert site.app.post_json("/api/driver/v1/terms", {}, status=200).json["after"] == 2
+    assert stored_terms(site) == ["t0-post", "t1-post"]
+
+
 def test_only_a_rested_connection_is_pinged(pg_site, monkeypatch):
     site = pg_site
     site.create_user("admin", "administrator")

@@ -13,6 +13,26 @@ from .generations import EVERYTHING
 from .session import record_write
 
 
+_CURSOR = "db.driver_cursor"
+
+
+def _cursor(connection):
+    """A cursor of ``connection``'s driver connection. psycopg's is kept with the connection (the
+    pool's ``info`` of a driver connection lasts as long as it, and is cleared when a new one
+    replaces it): psycopg copies its adapters for every new cursor, which cost a check-in more
+    than the statement's own Python; its results are in memory, each execution replacing the
+    last. A connection serves one thread at a time, and so does its cursor. sqlite3's cursors
+    are cheap and one left with unread rows would keep its statement open: a new one each time,
+    freed with its caller's reference."""
+    pooled = connection.connection
+    if connection.dialect.driver != "psycopg":
+        return pooled.driver_connection.cursor()
+    cursor = pooled.info.get(_CURSOR)
+    if cursor is None:
+        cursor = pooled.info[_CURSOR] = pooled.driver_connection.cursor()
+    return cursor
+
+
 class DriverStatement:
     """A Core statement whose parameters are named with ``bindparam(name)``. An INSERT or UPDATE
     sets every column that has a default or an onupdate computed in Python (a ``ValueError``
@@ -56,12 +76,9 @@ class DriverStatement:
         params = self._params(names, defaults, converters, values)
         if connection.dispatch.before_cursor_execute:
             connection.dispatch.before_cursor_execute(connection, None, sql, params, None, False)
-        cursor = connection.connection.driver_connection.cursor()
-        try:
-            cursor.execute(sql, params)
-            row = cursor.fetchone()
-        finally:
-            cursor.close()
+        cursor = _cursor(connection)
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
         if row is None:
             return None
         return tuple(value if convert is None or value is None else convert(value)
@@ -77,19 +94,11 @@ class DriverStatement:
 
     def first(self, connection, **values):
         """The first row (a tuple), or None."""
-        cursor = self._execute(connection, values)
-        try:
-            return cursor.fetchone()
-        finally:
-            cursor.close()
+        return self._execute(connection, values).fetchone()
 
     def rowcount(self, connection, **values):
         """How many rows the statement changed."""
-        cursor = self._execute(connection, values)
-        try:
-            return cursor.rowcount
-        finally:
-            cursor.close()
+        return self._execute(connection, values).rowcount
 
     def returned_each(self, connection, rows):
         """Run once per dict of ``rows``; for each, whether it returned a row (a statement with
@@ -101,35 +110,28 @@ class DriverStatement:
         psycopg sends them all in one round trip."""
         sql, names, defaults, converters = self._compile(connection.dialect)
         params = [self._params(names, defaults, converters, values) for values in rows]
-        cursor = connection.connection.driver_connection.cursor()
-        try:
-            if connection.dialect.driver == "psycopg" and len(params) > 1:
-                cursor.executemany(sql, params, returning=True)
-                returned = []
-                while True:
-                    returned.append(cursor.fetchone())
-                    if not cursor.nextset():
-                        return returned
+        cursor = _cursor(connection)
+        if connection.dialect.driver == "psycopg" and len(params) > 1:
+            cursor.executemany(sql, params, returning=True)
             returned = []
-            for one in params:
-                cursor.execute(sql, one)
+            while True:
                 returned.append(cursor.fetchone())
-            return returned
-        finally:
-            cursor.close()
+                if not cursor.nextset():
+                    return returned
+        returned = []
+        for one in params:
+            cursor.execute(sql, one)
+            returned.append(cursor.fetchone())
+        return returned
 
     def many(self, connection, rows):
         """Run once per dict of ``rows`` (the driver sends them together where it can)."""
         sql, names, defaults, converters = self._compile(connection.dialect)
-        cursor = connection.connection.driver_connection.cursor()
-        try:
-            cursor.executemany(sql, [self._params(names, defaults, converters, values) for values in rows])
-        finally:
-            cursor.close()
+        _cursor(connection).executemany(sql, [self._params(names, defaults, converters, values) for values in rows])
 
     def _execute(self, connection, values):
         sql, names, defaults, converters = self._compile(connection.dialect)
-        cursor = connection.connection.driver_connection.cursor()
+        cursor = _cursor(connection)
         cursor.execute(sql, self._params(names, defaults, converters, values))
         return cursor
 
