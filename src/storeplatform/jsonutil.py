@@ -18,7 +18,19 @@ def decimal_text(value):
     return format(value.normalize(), "f")
 
 
+class Rendered:
+    """JSON encoded once (``rendered_json``), written as it is wherever it is placed in what is
+    encoded; ``size``: its bytes, which a cache keeping it counts against its budget."""
+    __slots__ = ("fragment", "size")
+
+    def __init__(self, data):
+        self.fragment = orjson.Fragment(data)
+        self.size = len(data)
+
+
 def _default(value):
+    if type(value) is Rendered:
+        return value.fragment
     if isinstance(value, decimal.Decimal):
         if not value.is_finite():
             raise TypeError(f"{value} is not a JSON number")
@@ -44,4 +56,4 @@ def dumps(value):
 def rendered_json(value):
     """``value`` encoded once: what a view returns (or puts inside what it returns) to have those
     bytes written as they are, e.g. a page kept per process by generation."""
-    return orjson.Fragment(dumpb(value))
+    return Rendered(dumpb(value))

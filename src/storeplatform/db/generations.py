@@ -13,6 +13,7 @@ import threading
 
 from sqlalchemy import BigInteger, Column, Connection, String, Table, event, inspect, select
 
+from ..jsonutil import Rendered
 from .meta import metadata
 
 try:
@@ -24,8 +25,9 @@ except ImportError:  # SQLite only
 generations = Table("generations", metadata, Column("name", String(40), primary_key=True),
                     Column("value", BigInteger, nullable=False))
 
-# Entries per process: a cap, not a policy (old generations are never read again).
+# Entries and bytes of encoded JSON per process: caps, not a policy.
 CACHE_SIZE = 2048
+CACHE_BYTES = 64 * 1024 * 1024
 _INFO_KEY = "generations"
 _WRITTEN = "generations.written"
 
@@ -260,27 +262,65 @@ def generation_tables(session):
 
 
 class GenerationCache:
-    """Values computed from the data of a generation, by (generation, key)."""
+    """Values computed from the data of a generation, by (generation, key). What an older
+    generation keeps is dropped when a newer one keeps its first value: no request reads it
+    again (a request that began before the change may still file one; the next change drops
+    it). Encoded JSON (``rendered_json``: whole pages) counts against a budget of bytes."""
 
-    def __init__(self, size=CACHE_SIZE):
-        self.size = size
+    def __init__(self, size=CACHE_SIZE, max_bytes=CACHE_BYTES):
+        self.size, self.max_bytes = size, max_bytes
         self._values = {}
+        self._sizes = {}  # entry -> bytes of encoded JSON it holds (entries that hold some)
+        self._newest = {}  # generation name -> the newest generation that keeps a value
+        self.bytes = 0
         self._lock = threading.Lock()
+
+    @property
+    def entries(self):
+        return len(self._values)
 
     def get_or_compute(self, session, name, key, compute):
         if wrote_generation(session, name):
             return compute()
-        entry = (name, generation(session, name), key)
+        current = generation(session, name)
+        entry = (name, current, key)
         try:
             return self._values[entry]
         except KeyError:
             pass
         value = compute()
+        size = _encoded_size(value)
+        if size > self.max_bytes:
+            return value
         with self._lock:
-            if len(self._values) >= self.size:
-                self._values.clear()
-            self._values[entry] = value
+            newest = self._newest.get(name)
+            if newest is None or current > newest:
+                self._newest[name] = current
+                if newest is not None:
+                    self._drop(lambda kept: kept[0] == name and kept[1] < current)
+            if len(self._values) >= self.size or self.bytes + size > self.max_bytes:
+                self._drop(lambda kept: True)
+            if entry not in self._values:
+                self._values[entry] = value
+                if size:
+                    self._sizes[entry] = size
+                    self.bytes += size
         return value
+
+    def _drop(self, which):
+        for entry in [kept for kept in self._values if which(kept)]:
+            del self._values[entry]
+            self.bytes -= self._sizes.pop(entry, 0)
+
+
+def _encoded_size(value):
+    """Bytes of encoded JSON in a kept value: a ``rendered_json`` value, or one inside a tuple
+    (``kept_page`` keeps its total with its body)."""
+    if type(value) is Rendered:
+        return value.size
+    if type(value) is tuple:
+        return sum(item.size for item in value if type(item) is Rendered)
+    return 0
 
 
 def statement_key(stmt):
