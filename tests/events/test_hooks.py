@@ -293,3 +293,43 @@ def test_checked_in_action_gets_the_attendee_as_the_session_reads_it(make_site):
     assert (checked_in["status"], checked_out["status"]) == ("checked_in", "checked_out")
     assert {k: v for k, v in checked_in.items() if k not in ("status", "checked_out_at", "modified_at")} == \
         {k: v for k, v in checked_out.items() if k not in ("status", "checked_out_at", "modified_at")}
+
+
+class Badges:
+    """A filter of attendee objects: adds a badge made from the attendee record it receives."""
+
+    def __init__(self):
+        self.seen = []
+
+    @hookimpl
+    def evt_rest_prepare_attendee(self, data, attendee, request):
+        self.seen.append(attendee)
+        return {**data, "badge": f"{attendee['first_name']}/{attendee['status']}"}
+
+
+def test_the_attendee_filter_sees_every_attendee_of_a_list_and_each_one_read(make_site):
+    badges = Badges()
+    evt = Evt(make_site(plugins=[badges], **{"storeplatform.plugins": "events"}))
+    event = evt.event()
+    tickets = evt.tickets(event["id"], 3)
+    evt.post("/checkin", {"ticket_code": tickets[1]["ticket_code"]}, status=200)
+    badges.seen.clear()
+    listed = sorted(evt.get(f"/attendees?event={event['id']}", headers=evt.admin).json, key=lambda a: a["id"])
+    assert [a["badge"] for a in listed] == [f"{t['first_name']}/{s}" for t, s in
+                                            zip(tickets, ("active", "checked_in", "active"))]
+    assert sorted(a["id"] for a in badges.seen) == [t["id"] for t in tickets]
+    assert "cancelled_by_order" not in badges.seen[0]  # internal, never given to plugins
+    one = evt.get(f"/attendees/{tickets[1]['id']}", headers=evt.admin).json
+    listed_one = next(a for a in badges.seen[:3] if a["id"] == tickets[1]["id"])
+    assert one["badge"] == f"{tickets[1]['first_name']}/checked_in" and badges.seen[-1] == listed_one
+    # The record a filter receives: every public column, with its type.
+    record = listed_one
+    assert set(record) == set(badges.seen[-1]) and "ticket_code" in record and "custom_fields" in record
+    assert record["checked_in_at"].tzinfo is not None and isinstance(record["custom_fields"], dict)
+
+
+def test_without_an_attendee_filter_the_objects_are_the_plain_ones(evt):
+    event = evt.event()
+    evt.tickets(event["id"], 2)
+    listed = evt.get(f"/attendees?event={event['id']}", headers=evt.admin).json
+    assert len(listed) == 2 and all("badge" not in a for a in listed)

@@ -140,8 +140,10 @@ def attendee_json(request, attendee, event_name, tz):
         "qr_code_url": qr_code_url(request, attendee.ticket_code),
         "_links": _links(request, "attendees", attendee.id),
     }
-    return apply_filters(request.hooks.evt_rest_prepare_attendee, data, attendee=attendee.as_dict(),
-                         request=request)
+    prepare = request.hooks.evt_rest_prepare_attendee
+    if not prepare.get_hookimpls():  # no filter to give the record to: not made for each attendee
+        return data
+    return apply_filters(prepare, data, attendee=attendee.as_dict(), request=request)
 
 
 def attendee_summary(attendee, event_name):

@@ -2,12 +2,11 @@
 or email). The other attendee routes are the standard ones."""
 from sqlalchemy import or_
 
-from storeplatform.api import Service, paginate, site_timezone
+from storeplatform.api import Service
 
 from ..models import Attendee
 from ..queries import ilike
-from ..serialize import attendee_json
-from ..views.attendees import list_stmt
+from ..views.attendees import list_stmt, page_json
 from . import schemas
 
 attendees = Service("events/v1", "/attendees", name="attendees", description="Attendees (one per ticket sold).")
@@ -27,5 +26,4 @@ def list_attendees(request):
         # "Anna Nowak" finds Anna Nowak: the name is first, last or both.
         stmt = stmt.where(or_(ilike(Attendee.first_name, s), ilike(Attendee.last_name, s),
                               ilike(Attendee.first_name + " " + Attendee.last_name, s), ilike(Attendee.email, s)))
-    tz = site_timezone(request.db)
-    return [attendee_json(request, a, title, tz) for a, title in paginate(request, stmt)]
+    return page_json(request, stmt)

@@ -5,7 +5,7 @@ from storeplatform.api import Post, Service, paginate, site_timezone, utcnow
 
 from .. import actions, queries, schemas
 from ..errors import ATTENDEE_INVALID_CODE, ATTENDEE_INVALID_ID
-from ..models import Attendee
+from ..models import Attendee, AttendeeRecord
 from ..serialize import attendee_json
 
 attendees = Service("events/v1", "/attendees", name="attendees", description="Attendees (one per ticket sold).")
@@ -19,7 +19,9 @@ def attendee_rows():
 
 
 def list_stmt(v):
-    stmt = attendee_rows()
+    # Plain rows (each attendee an AttendeeRecord): building an ORM instance per row of a page of
+    # 100 costs more than the page's query.
+    stmt = select(*Attendee.__table__.c, Post.title).outerjoin(Post, Post.id == Attendee.event_id)
     if v.get("search"):
         s = v["search"]
         stmt = stmt.where(or_(queries.ilike(Attendee.first_name, s), queries.ilike(Attendee.last_name, s),
@@ -35,6 +37,12 @@ def list_stmt(v):
     return stmt.order_by(*[c.desc() if v["order"] == "DESC" else c.asc() for c in columns])
 
 
+def page_json(request, stmt):
+    """The attendee objects of the requested page of ``stmt`` (a ``list_stmt``)."""
+    tz = site_timezone(request.db)
+    return [attendee_json(request, AttendeeRecord._make(row[:-1]), row[-1], tz) for row in paginate(request, stmt)]
+
+
 def load(request):
     """(attendee, event title) of the id in the URL, in one query; else its 404."""
     attendee_id = request.validated["id"]
@@ -43,9 +51,7 @@ def load(request):
 
 @attendees.get(permission="manage_shop", query=schemas.AttendeeListQuery())
 def list_attendees(request):
-    tz = site_timezone(request.db)
-    rows = paginate(request, list_stmt(request.validated))
-    return [attendee_json(request, a, title, tz) for a, title in rows]
+    return page_json(request, list_stmt(request.validated))
 
 
 @attendee.get(permission="manage_shop")
