@@ -130,9 +130,9 @@ class Attendee(Base):
 
 
 class AttendeeRecord(namedtuple("AttendeeRecord", [column.name for column in Attendee.__table__.columns])):
-    """An attendee as a statement returned its row: what readers use of an ``Attendee`` (each
-    column as an attribute, ``as_dict``), without building the ORM's instance (a tenth of what
-    a check-in costs). The columns in the table's order."""
+    """An attendee as a statement returned its row (a check-in's UPDATE, a list page): what
+    readers use of an ``Attendee`` (each column as an attribute, ``as_dict``), without building
+    the ORM's instance, which costs more than reading the row. The columns in the table's order."""
     __slots__ = ()
 
     def as_dict(self):
