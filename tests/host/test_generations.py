@@ -127,3 +127,6 @@ def test_kept_json_counts_against_a_budget_of_bytes(site):
         big = rendered_json("y" * 2000)
         assert kept(s, "big", big, calls) is big and kept(s, "big", big, calls) is big
         assert calls[-2:] == ["big", "big"] and cache.bytes == 401  # beyond the whole budget: not kept
+        # Raw bytes (a kept PDF) count too, inside the tuples that hold them.
+        assert kept(s, "pdf", (True, ("INV-1", b"%PDF" + b"z" * 296)), calls)[1][0] == "INV-1"
+        assert (cache.entries, cache.bytes) == (2, 701)

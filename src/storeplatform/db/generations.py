@@ -25,7 +25,7 @@ except ImportError:  # SQLite only
 generations = Table("generations", metadata, Column("name", String(40), primary_key=True),
                     Column("value", BigInteger, nullable=False))
 
-# Entries and bytes of encoded JSON per process: caps, not a policy.
+# Entries, and bytes of encoded JSON and raw bytes, per process: caps, not a policy.
 CACHE_SIZE = 2048
 CACHE_BYTES = 64 * 1024 * 1024
 _INFO_KEY = "generations"
@@ -265,12 +265,12 @@ class GenerationCache:
     """Values computed from the data of a generation, by (generation, key). What an older
     generation keeps is dropped when a newer one keeps its first value: no request reads it
     again (a request that began before the change may still file one; the next change drops
-    it). Encoded JSON (``rendered_json``: whole pages) counts against a budget of bytes."""
+    it). Encoded JSON (``rendered_json``: whole pages) and bytes (PDFs) count against a budget."""
 
     def __init__(self, size=CACHE_SIZE, max_bytes=CACHE_BYTES):
         self.size, self.max_bytes = size, max_bytes
         self._values = {}
-        self._sizes = {}  # entry -> bytes of encoded JSON it holds (entries that hold some)
+        self._sizes = {}  # entry -> bytes it holds (entries that hold some)
         self._newest = {}  # generation name -> the newest generation that keeps a value
         self.bytes = 0
         self._lock = threading.Lock()
@@ -289,7 +289,7 @@ class GenerationCache:
         except KeyError:
             pass
         value = compute()
-        size = _encoded_size(value)
+        size = _kept_size(value)
         if size > self.max_bytes:
             return value
         with self._lock:
@@ -313,13 +313,16 @@ class GenerationCache:
             self.bytes -= self._sizes.pop(entry, 0)
 
 
-def _encoded_size(value):
-    """Bytes of encoded JSON in a kept value: a ``rendered_json`` value, or one inside a tuple
-    (``kept_page`` keeps its total with its body)."""
+def _kept_size(value, depth=0):
+    """Bytes a kept value holds as encoded JSON (``rendered_json``) or raw bytes (a kept PDF),
+    looked for in tuples two levels deep (``kept_page``'s (total, body); a PDF's (found,
+    (number, bytes)))."""
     if type(value) is Rendered:
         return value.size
-    if type(value) is tuple:
-        return sum(item.size for item in value if type(item) is Rendered)
+    if isinstance(value, (bytes, bytearray)):
+        return len(value)
+    if isinstance(value, tuple) and depth < 2:
+        return sum(_kept_size(item, depth + 1) for item in value)
     return 0
 
 
