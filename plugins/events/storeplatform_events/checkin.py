@@ -30,11 +30,10 @@ class TicketError(Exception):
 
 
 def find_ticket(session, ticket_code):
-    """(attendee, event name) for a ticket code, or (None, None). One query."""
-    row = session.execute(
-        select(Attendee, Post.title).outerjoin(Post, Post.id == Attendee.event_id)
-        .where(Attendee.ticket_code == ticket_code)).first()
-    return (row[0], row[1]) if row else (None, None)
+    """(attendee, event name) for a ticket code, or (None, None). One query, on the driver; the
+    attendee is an ``AttendeeRecord``."""
+    row = _FIND.first_in(session, code=ticket_code)
+    return (AttendeeRecord._make(row[:-1]), row[-1]) if row else (None, None)
 
 
 def refusal(attendee, event_id):
@@ -46,19 +45,8 @@ def refusal(attendee, event_id):
     return None
 
 
-def _move(session, conditional_update, attendee):
-    """Run the conditional UPDATE of ``attendee`` and bring the object up to date with the row as
-    it is now, in one round trip (RETURNING when the row moved, a read when it did not).
-    True when the row moved."""
-    moved = session.execute(conditional_update.returning(Attendee),
-                            execution_options={"synchronize_session": False, "populate_existing": True}
-                            ).scalar_one_or_none()
-    if moved is None:
-        session.refresh(attendee)
-    return moved is not None
-
-
 _ATTENDEES = Attendee.__table__
+_EVENT_NAME = select(Post.title).where(Post.id == _ATTENDEES.c.event_id).scalar_subquery().label("event_name")
 
 
 def _move_in_statement(by_event):
@@ -73,11 +61,16 @@ def _move_in_statement(by_event):
         conditions.append(_ATTENDEES.c.event_id == bindparam("for_event"))
     return DriverStatement(update(_ATTENDEES).where(*conditions).values(
         status="checked_in", checked_in_at=bindparam("now"), checked_out_at=None, modified_at=bindparam("now")
-    ).returning(*_ATTENDEES.c,
-                select(Post.title).where(Post.id == _ATTENDEES.c.event_id).scalar_subquery().label("event_name")))
+    ).returning(*_ATTENDEES.c, _EVENT_NAME))
 
 
 _MOVE_IN = {False: _move_in_statement(False), True: _move_in_statement(True)}
+# Each returns the attendee's columns in the table's order, then its event's name.
+_FIND = DriverStatement(select(*_ATTENDEES.c, _EVENT_NAME).where(_ATTENDEES.c.ticket_code == bindparam("code")))
+_MOVE_OUT = DriverStatement(update(_ATTENDEES).where(
+    _ATTENDEES.c.id == bindparam("attendee"), _ATTENDEES.c.status == literal_column("'checked_in'")
+).values(status="checked_out", checked_out_at=bindparam("now"), modified_at=bindparam("now"))
+    .returning(*_ATTENDEES.c, _EVENT_NAME))
 
 
 def check_in(session, ticket_code, event_id=None):
@@ -86,8 +79,7 @@ def check_in(session, ticket_code, event_id=None):
     The ticket is moved first, by its code, in one round trip that brings back the row and its
     event's name: at the door nearly every scan is a ticket that can come in. Only when nothing
     moved is the ticket read to say why (unknown, another event, cancelled, already in). The
-    attendee returned for a moved ticket is an ``AttendeeRecord`` of the returned row; else
-    the session's ``Attendee``."""
+    attendee returned is an ``AttendeeRecord`` of the row the UPDATE returned, or of the read."""
     values = {"code": ticket_code, "now": utcnow()}
     if event_id is not None:
         values["for_event"] = event_id
@@ -115,13 +107,13 @@ def check_out(session, ticket_code):
         raise TicketError(INVALID_TICKET)
     if attendee.status != "checked_in":
         raise TicketError(NOT_CHECKED_IN)
-    now = utcnow()
-    moved = _move(session, update(Attendee).where(Attendee.id == attendee.id, Attendee.status == "checked_in")
-                  .values(status="checked_out", checked_out_at=now, modified_at=now), attendee)
-    if not moved:
+    # Conditional: of two simultaneous scans at the exit, one moves the ticket.
+    moved = _MOVE_OUT.first_in(session, attendee=attendee.id, now=utcnow())
+    if moved is None:
         raise TicketError(NOT_CHECKED_IN)
+    attendee = AttendeeRecord._make(moved[:-1])
     actions.attendee_checked_out(session, attendee)
-    return attendee, event_name
+    return attendee, moved[-1]
 
 
 def validate(session, ticket_code, event_id=None):
