@@ -72,13 +72,7 @@ class DriverStatement:
         if self.statement.is_dml:
             table = EVERYTHING if isinstance(self.statement, Delete) else self.statement.table.name
             record_write(session, table)
-        sql, names, defaults, converters = self._compile(connection.dialect)
-        params = self._params(names, defaults, converters, values)
-        if connection.dispatch.before_cursor_execute:
-            connection.dispatch.before_cursor_execute(connection, None, sql, params, None, False)
-        cursor = _cursor(connection)
-        cursor.execute(sql, params)
-        row = cursor.fetchone()
+        row = self._execute(connection, values, counted=True).fetchone()
         if row is None:
             return None
         return tuple(value if convert is None or value is None else convert(value)
@@ -129,10 +123,15 @@ class DriverStatement:
         sql, names, defaults, converters = self._compile(connection.dialect)
         _cursor(connection).executemany(sql, [self._params(names, defaults, converters, values) for values in rows])
 
-    def _execute(self, connection, values):
+    def _execute(self, connection, values, counted=False):
+        """The cursor after one execution; ``counted``: shown to ``before_cursor_execute``
+        listeners first (query counters), as a statement through the session is."""
         sql, names, defaults, converters = self._compile(connection.dialect)
+        params = self._params(names, defaults, converters, values)
+        if counted and connection.dispatch.before_cursor_execute:
+            connection.dispatch.before_cursor_execute(connection, None, sql, params, None, False)
         cursor = _cursor(connection)
-        cursor.execute(sql, self._params(names, defaults, converters, values))
+        cursor.execute(sql, params)
         return cursor
 
     @staticmethod
