@@ -5,6 +5,15 @@ no validation: what is left is Pyramid and the server, on the same gunicorn sett
 
 Served by ``pserve bare.ini`` with ``use = call:bare:make_app`` and ``answers = FILE`` (the JSON
 file ``run.py`` writes).
+
+For floors.py, a route may name a ``floor``: database work the view does before it answers, the
+least that any exact answer of ours must do, on libpq itself with nothing of ours around it
+(``database_url`` names the database):
+- ``state``: the site-state statement every request of ours runs (prepared, autocommit): the
+  one round trip that keeps every cache exact;
+- ``checkin``: a check-in's conditional UPDATE ... RETURNING of the ticket code in the request's
+  body, autocommit (one round trip and its commit's flush); a ticket that does not move fails
+  the request.
 """
 import base64
 import json
@@ -53,7 +62,48 @@ def _rendering(answer, document):
     return view
 
 
-def make_app(global_conf, answers, **settings):
+_CHECK_IN = (b"UPDATE evt_attendees SET status = 'checked_in', checked_in_at = now(), checked_out_at = NULL, "
+             b"modified_at = now() WHERE ticket_code = $1 AND status IN ('active', 'checked_out') "
+             b"RETURNING *, (SELECT title FROM posts WHERE posts.id = evt_attendees.event_id)")
+
+
+class _Floor:
+    """A floor's statement on one libpq connection per process (opened after gunicorn forks)."""
+
+    def __init__(self, kind, database_url):
+        from storeplatform.db.generations import _STATE_PREPARED_TEXT  # the very statement of ours
+
+        self.kind, self.url = kind, database_url
+        self.text = _STATE_PREPARED_TEXT if kind == "state" else _CHECK_IN
+        self.pgconn = None
+
+    def __call__(self, request):
+        from psycopg.pq import ExecStatus
+
+        if self.pgconn is None:
+            import psycopg
+
+            connection = psycopg.connect(self.url, autocommit=True)
+            # As ours, the statement names the options' generation the process keeps: no option row
+            # comes back while none changes.
+            kept = connection.execute("SELECT value FROM generations WHERE name = 'options'").fetchone()
+            self.kept = b"%d" % (kept[0] if kept else -1)
+            self.pgconn = connection.pgconn
+            self.pgconn.prepare(b"floor", self.text)
+        parameter = self.kept if self.kind == "state" else json.loads(request.body)["ticket_code"].encode()
+        result = self.pgconn.exec_prepared(b"floor", [parameter])
+        if result.status != ExecStatus.TUPLES_OK or (self.kind == "checkin" and result.ntuples != 1):
+            raise RuntimeError(f"floor {self.kind}: {result.status} {result.ntuples} rows")
+
+
+def _with_floor(view, floor):
+    def floored(request):
+        floor(request)
+        return view(request)
+    return floored
+
+
+def make_app(global_conf, answers, database_url=None, **settings):
     with open(answers, encoding="utf-8") as f:
         recorded = json.load(f)
     config = Configurator()
@@ -62,5 +112,7 @@ def make_app(global_conf, answers, **settings):
         config.add_route(name, route["path"], request_method=route["method"])
         document = route.get("render")
         view = _rendering(route["answer"], document) if document else _canned(route["answer"])
+        if route.get("floor"):
+            view = _with_floor(view, _Floor(route["floor"], database_url))
         config.add_view(view, route_name=name)
     return config.make_wsgi_app()
