@@ -17,5 +17,10 @@ def waitress(app, global_conf, host="127.0.0.1", port="6543", **kw):
 
 def gunicorn(app, global_conf, host="127.0.0.1", port="6543", **kw):
     from gunicorn.app.pasterapp import serve
+    from gunicorn.config import get_default_config_file
 
+    # A logger class named in the section or in a gunicorn config file (named there, or
+    # ./gunicorn.conf.py) is the site owner's: theirs is kept.
+    if "logger_class" not in kw and "config" not in kw and get_default_config_file() is None:
+        kw["logger_class"] = "storeplatform.gunicorn_logging.SiteLogger"
     serve(app, global_conf, host=host, port=str(_port(global_conf, port)), **kw)
