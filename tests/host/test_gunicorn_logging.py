@@ -20,6 +20,7 @@ _LOGGING = (ROOT / "config" / "production.ini").read_text().split("[loggers]", 1
 def _ini(tmp_path, server_lines):
     """development.ini's site (SQLite, embedded worker) under gunicorn with production's logging."""
     app = (ROOT / "development.ini").read_text().split("[server:main]", 1)[0]
+    app = app.replace("huey.embedded_consumer = true", "huey.embedded_consumer = false")
     ini = tmp_path / "site.ini"
     ini.write_text(app + "[server:main]\nuse = egg:storeplatform#gunicorn\nhost = 127.0.0.1\nworkers = 1\n"
                    + server_lines + "\n[loggers]" + _LOGGING)
@@ -35,6 +36,7 @@ def test_an_access_log_named_in_the_server_section_gets_every_line(tmp_path):
     port = free_port()
     server = subprocess.Popen([BIN / "pserve", ini, f"http_port={port}"], env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    err = ""
     try:
         def answered():
             try:
@@ -44,15 +46,25 @@ def test_an_access_log_named_in_the_server_section_gets_every_line(tmp_path):
                 assert server.poll() is None, server.stderr.read()
                 return None
 
-        assert "namespaces" in wait_for(answered, timeout=60, interval=0.2)
+        try:
+            wait_for(answered, timeout=60, interval=0.2)
+        except AssertionError:
+            server.kill()
+            raise AssertionError(f"gunicorn did not answer: {server.communicate(timeout=30)[1]}")
         for _ in range(2):
             answered()
-        lines = wait_for(lambda: [x for x in access.read_text().splitlines() if '"GET /api/ HTTP/1.1" 200' in x]
-                         if access.exists() else None, timeout=10)
-        assert len(lines) == 3
+
+        def lines():
+            return [x for x in access.read_text().splitlines() if '"GET /api/ HTTP/1.1" 200' in x] \
+                if access.exists() else []
+
+        # gunicorn writes each line after its answer has gone.
+        wait_for(lambda: len(lines()) >= 3, timeout=10)
+        assert len(lines()) == 3
     finally:
-        server.send_signal(signal.SIGTERM)
-        _, err = server.communicate(timeout=30)
+        if server.poll() is None:
+            server.send_signal(signal.SIGTERM)
+            err = server.communicate(timeout=30)[1]
     assert "Traceback" not in err, err
 
 
