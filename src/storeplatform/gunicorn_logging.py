@@ -8,10 +8,9 @@ class SiteLogger(Logger):
     Served through PasteDeploy, gunicorn takes its logging from the ini and then counts its
     access log as on: for every request it formats the line's atoms (the date among them) and
     makes a record, though the ini gives ``gunicorn.access`` no handler and gunicorn keeps it
-    from propagating, so the record is dropped. That was a seventh of what a request that reads
-    nothing cost its worker. The site writes its own access record (``storeplatform.access``);
-    a ``gunicorn.access`` with a handler (``accesslog``, syslog, or one the ini gives it) still
-    gets every line."""
+    from propagating, so the record is dropped (measured: docs/performance.md, item 39). The
+    site writes its own access record (``storeplatform.access``); a ``gunicorn.access`` with a
+    handler (``accesslog``, syslog, or one the ini gives it) still gets every line."""
 
     def setup(self, cfg):
         super().setup(cfg)
