@@ -77,6 +77,18 @@ def test_ticket_of_another_event_is_refused(door):
     assert evt.get(f"/attendees/{ticket['id']}", headers=evt.admin).json["status"] == "active"
 
 
+@pytest.mark.parametrize("event_id", [999_999, 2**31, 2**40, 2**63 - 1])
+def test_an_event_id_no_event_has_refuses_the_ticket_as_another_events(door, event_id):
+    """Beyond the id column too (found by the property-based run: it was a 500 on PostgreSQL);
+    validate says the same, and the ticket stays as it was."""
+    evt, ticket = door["evt"], door["tickets"][0]
+    body = {"ticket_code": ticket["ticket_code"], "event_id": event_id}
+    assert_error(evt.post("/checkin", body, status=400), 400, "evt_rest_wrong_event")
+    checked = evt.post("/checkin/validate", body, status=200).json
+    assert checked["valid"] is False and checked["status"] == "active"
+    assert evt.get(f"/attendees/{ticket['id']}", headers=evt.admin).json["status"] == "active"
+
+
 def test_unknown_ticket(door):
     evt = door["evt"]
     assert_error(evt.post("/checkin", {"ticket_code": "NOSUCH"}, status=404), 404, "evt_rest_invalid_ticket")

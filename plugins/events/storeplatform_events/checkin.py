@@ -2,7 +2,7 @@
 moves the ticket, and its row count tells which of two simultaneous scans won."""
 from sqlalchemy import bindparam, literal_column, select, update
 
-from storeplatform.api import DriverStatement, Post, utcnow
+from storeplatform.api import DriverStatement, Post, id_in_range, utcnow
 
 from . import actions
 from .errors import (
@@ -83,7 +83,10 @@ def check_in(session, ticket_code, event_id=None):
     values = {"code": ticket_code, "now": utcnow()}
     if event_id is not None:
         values["for_event"] = event_id
-    moved = _MOVE_IN[event_id is not None].first_in(session, **values)
+    # An event id no event can have (beyond the id column) moves nothing and would fail the
+    # statement's bind: the ticket is read to say why, as for any other event.
+    moved = _MOVE_IN[event_id is not None].first_in(session, **values) \
+        if event_id is None or id_in_range(event_id) else None
     if moved is not None:
         attendee = AttendeeRecord._make(moved[:-1])
         actions.attendee_checked_in(session, attendee)
