@@ -50,7 +50,7 @@ from .store.money import CURRENCY_SYMBOLS, currency_format, format_money, round_
 from .store.options import OptionError, OptionSpec, set_option, site_options, site_timezone
 from .store.orders import PAID_STATUSES, STATUSES as ORDER_STATUSES, create_order, set_order_status
 from .store.products import current_price, sale_is_active
-from .values import INT_MAX, TRUE_WORDS, FALSE_WORDS, id_in_range, parse_bool, parse_decimal
+from .values import INT_MAX, TRUE_WORDS, FALSE_WORDS, id_in_range, is_digits, parse_bool, parse_decimal
 
 __all__ = [
     # hooks
@@ -67,7 +67,7 @@ __all__ = [
     "IdList", "COLUMN_INT", "POSITIVE_ID", "money_amount", "not_blank", "is_url", "url_or_empty", "valid_email",
     "valid_timezone", "bound_check", "once",
     # values
-    "parse_bool", "parse_decimal", "id_in_range", "INT_MAX", "TRUE_WORDS", "FALSE_WORDS",
+    "parse_bool", "parse_decimal", "id_in_range", "is_digits", "INT_MAX", "TRUE_WORDS", "FALSE_WORDS",
     # auth
     "Identity", "require", "user_can", "ConsumerKeyCredentials", "consumer_key_credentials",
     "require_consumer_key_permission",

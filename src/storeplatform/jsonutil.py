@@ -45,7 +45,25 @@ def _default(value):
 
 def dumpb(value):
     """``value`` as compact UTF-8 JSON bytes."""
-    return orjson.dumps(value, default=_default, option=_OPTIONS)
+    try:
+        return orjson.dumps(value, default=_default, option=_OPTIONS)
+    except TypeError:
+        # orjson writes no integer beyond 64 bits, which free-form data (a product's meta) may
+        # hold as any JSON number may: those are written as their digits, exactly. Any other
+        # value it cannot write fails again here.
+        return orjson.dumps(_wide_integers(value), default=_default, option=_OPTIONS)
+
+
+def _wide_integers(value):
+    if type(value) is int:
+        return value if -(2**63) <= value < 2**64 else orjson.Fragment(str(value))
+    if isinstance(value, dict):
+        return {(str(k) if type(k) is int else k): _wide_integers(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_wide_integers(item) for item in value]
+    if isinstance(value, (set, frozenset)):
+        return [_wide_integers(item) for item in sorted(value)]
+    return value
 
 
 def dumps(value):

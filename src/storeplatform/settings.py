@@ -6,6 +6,7 @@ from pathlib import Path
 from pyramid.settings import aslist
 
 from .client import parse_trusted_proxies
+from .values import is_digits
 
 ENV_OVERRIDES = {
     "STOREPLATFORM_DATABASE_URL": "sqlalchemy.url",
@@ -49,7 +50,7 @@ def strict_bool(settings, key):
 
 def strict_int(settings, key, minimum):
     text = str(settings[key]).strip()
-    if not (text.isascii() and text.isdigit()) or int(text) < minimum:
+    if not is_digits(text) or int(text) < minimum:
         raise SettingsError(f"{key} must be a whole number of at least {minimum}, not {settings[key]!r}")
     return int(text)
 

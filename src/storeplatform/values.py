@@ -40,6 +40,12 @@ def parse_decimal(value):
     return number
 
 
+def is_digits(text):
+    """True for a text of ASCII digits only. ``str.isdigit`` alone also accepts digits such as
+    "²", which ``int`` refuses, and other scripts' digits, which ``int`` reads."""
+    return text.isascii() and text.isdigit()
+
+
 def id_in_range(value):
     """True when ``value`` can be an id of a row; a larger number names no row."""
     return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= INT_MAX

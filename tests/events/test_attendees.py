@@ -100,7 +100,8 @@ def test_products_naming_no_event_issue_nothing(evt):
     venue = evt.venue()
     bad = [evt.app.post_json("/api/store/v1/products", {"name": n, "regular_price": "1", "meta": {"event_id": v}},
                              headers=evt.admin).json["id"] for n, v in (("a", venue["id"]), ("b", 999), ("c", "x"),
-                                                                         ("d", True))]
+                                                                         ("d", True), ("e", "\u00b2"), ("f", 2**40),
+                                                                         ("g", "9" * 30), ("h", 10**30))]
     order_id = evt.order([(p, 1) for p in bad])
     assert evt.attendees(order_id=order_id) == []
     event = evt.event()

@@ -1,4 +1,5 @@
 """Store core: products, orders, settings."""
+import json
 import time
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
@@ -22,6 +23,18 @@ def shop(make_site):
 def product(site, **body):
     body.setdefault("name", "Thing")
     return site.app.post_json(P, body, headers=site.h, status=201).json
+
+
+def test_meta_keeps_integers_beyond_64_bits_exactly(shop):
+    """Free-form meta holds any JSON number; the answer writes its digits (found by the
+    property-based run: the answer was a 500)."""
+    meta = {"big": 612919864012304900197372133376, "list": [-(10**25), 2**64, 1.5, {"n": 2**63}]}
+    created = shop.app.post(P, json.dumps({"name": "Wide", "meta": meta}),
+                            headers={**shop.h, "Content-Type": "application/json"}, status=201)
+    assert b'"big":612919864012304900197372133376' in created.body
+    assert json.loads(created.body)["meta"] == meta
+    read = shop.app.get(f"{P}/{created.json['id']}", headers=shop.h)
+    assert json.loads(read.body)["meta"] == meta
 
 
 def test_product_crud_and_partial_update(shop):

@@ -88,6 +88,8 @@ def test_the_status_filter_and_pages(desk):
     ({"page": "0"}, "The page must be a whole number from 1."),
     ({"page": "x"}, "The page must be a whole number from 1."),
     ({"page": HUGE}, "The page must be a whole number from 1."),
+    ({"page": "\u00b2"}, "The page must be a whole number from 1."),
+    ({"page": "\u0662"}, "The page must be a whole number from 1."),
 ])
 def test_bad_filters_are_a_clear_400(desk, params, message):
     assert_page(desk.page(expect=400, **params), 400, message)

@@ -12,6 +12,7 @@ from storeplatform.api import (
     Term,
     cached_by_generation,
     id_in_range,
+    is_digits,
     site_timezone,
     statement_key,
 )
@@ -47,7 +48,7 @@ def first_or_404(session, stmt, not_found):
 def category_condition(category):
     """Events in the category given by id or slug (an unknown one matches nothing)."""
     text = category.strip()
-    if text.isascii() and text.isdigit():
+    if is_digits(text):
         # An id beyond the integer columns names no category (and never reaches int() or SQL).
         term = Term.id == (int(text) if len(text) <= 10 and id_in_range(int(text)) else 0)
     else:

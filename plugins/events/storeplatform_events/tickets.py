@@ -3,7 +3,7 @@ import secrets
 
 from sqlalchemy import select, update
 
-from storeplatform.api import PAID_STATUSES, Post, Product, utcnow
+from storeplatform.api import PAID_STATUSES, Post, Product, id_in_range, is_digits, utcnow
 
 from . import actions
 from .models import EVENT_TYPE, Attendee
@@ -20,13 +20,9 @@ def new_ticket_code():
 def ticket_event_id(product):
     """The event a product is a ticket for (``meta.event_id``), or None."""
     value = (product.meta or {}).get("event_id")
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int) and value > 0:
-        return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    return None
+    if isinstance(value, str) and is_digits(value.strip()):
+        value = int(value.strip())
+    return value if id_in_range(value) else None  # no id beyond the column (nor a bool)
 
 
 def on_order_status_changed(session, order, old_status, new_status):

@@ -18,6 +18,7 @@ from storeplatform.api import (
     form_values,
     format_money,
     id_in_range,
+    is_digits,
     refuse_form,
     site_timezone,
 )
@@ -42,14 +43,14 @@ def _filters(request):
     if status and status not in ORDER_STATUSES:
         raise BadQuery(f"Unknown status {status[:40]!r}: choose one of the list.")
     page = request.GET.get("page", "1")
-    if not page.isdigit() or not 1 <= int(page) <= MAX_PAGE:
+    if not is_digits(page) or not 1 <= int(page) <= MAX_PAGE:
         raise BadQuery("The page must be a whole number from 1.")
     return status or None, int(page)
 
 
 def _job_id(request):
     text = request.GET.get("job", "")
-    return int(text) if text.isdigit() and id_in_range(int(text)) else None
+    return int(text) if is_digits(text) and id_in_range(int(text)) else None
 
 
 def _list_path(status=None, page=1, job=None, base="/invoices"):
@@ -113,7 +114,7 @@ def _selection(request):
         raise BadQuery("Select the orders to regenerate.")
     if len(texts) > MAX_SELECTED:
         raise BadQuery(f"Select at most {MAX_SELECTED} orders at a time.")
-    bad = [t for t in texts if not (t.isdigit() and id_in_range(int(t)) and int(t) > 0)]
+    bad = [t for t in texts if not (is_digits(t) and id_in_range(int(t)))]
     if bad:
         raise BadQuery(f"Not an order number: {bad[0][:40]!r}.")
     force_type = form.get("force_type", "")
@@ -137,7 +138,7 @@ def regenerate_selected(request):
             raise BadQuery("The selected orders are cancelled or failed: choose a document type to include them.")
     except BadQuery as exc:
         refuse_form(request)
-        selected = {int(t) for t in request.POST.getall("order_id") if t.isdigit() and id_in_range(int(t))}
+        selected = {int(t) for t in request.POST.getall("order_id") if is_digits(t) and id_in_range(int(t))}
         return _page_values(request, status, page, error=str(exc), selected=selected,
                             force_type=form_values(request).get("force_type", ""))
     job_id = jobs.start_job_after_commit(request.db, taken, force_type)

@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 
-from storeplatform.api import ORDER_STATUSES, CliError, Parser, enqueue_now
+from storeplatform.api import ORDER_STATUSES, CliError, Parser, enqueue_now, is_digits
 
 from .jobs import TASK, create_job, job_progress, select_orders
 from .models import DOCUMENT_TYPES
@@ -31,7 +31,7 @@ def add_commands(subparsers):
 def _order_ids(args):
     ids = []
     for text in args.order_ids:
-        if not text.isdigit() or len(text) > 18:
+        if not is_digits(text) or len(text) > 18:
             raise CliError(f"ORDER_ID must be a positive integer, not {text!r}")
         ids.append(int(text))
     for status in args.status:

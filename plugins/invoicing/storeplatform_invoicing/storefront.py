@@ -7,7 +7,7 @@ from urllib.parse import quote, urlencode
 from pyramid.response import Response
 from sqlalchemy import delete
 
-from storeplatform.api import site_transaction
+from storeplatform.api import is_digits, site_transaction
 
 from .documents import current_document
 from .errors import DOCUMENT_NOT_FOUND, INVALID_LINK, TOO_MANY_REQUESTS
@@ -45,7 +45,7 @@ def download_view(request):
     order_text = request.GET.get("invoicing_download", "").strip()
     key = request.GET.get("key", "")
     # ASCII digits only: "²" or "٣" are digits to str.isdigit, not order ids.
-    order_id = int(order_text) if order_text.isascii() and order_text.isdigit() and len(order_text) <= 18 else None
+    order_id = int(order_text) if is_digits(order_text) and len(order_text) <= 18 else None
     order, document = current_document(request.db, order_id, with_pdf=True) if order_id is not None else (None, None)
     # Compare in constant time even when the order is unknown, so timing does not tell.
     expected = order.order_key if order is not None else DUMMY_KEY

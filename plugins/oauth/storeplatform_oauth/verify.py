@@ -8,6 +8,7 @@ from oauthlib.oauth1.rfc5849.signature import verify_hmac_sha1, verify_hmac_sha2
 from storeplatform.api import (
     Identity,
     consumer_key_credentials,
+    is_digits,
     require_consumer_key_permission,
 )
 
@@ -38,7 +39,7 @@ def oauth_identity(request):
     if verify is None:
         raise errors.UNSUPPORTED_SIGNATURE_METHOD()
     timestamp = oauth["oauth_timestamp"]
-    if not (timestamp.isascii() and timestamp.isdigit() and len(timestamp) <= 12):
+    if not (is_digits(timestamp) and len(timestamp) <= 12):
         raise errors.INVALID_PARAMETER("oauth_timestamp must be whole seconds since 1970.",
                                        params={"oauth_timestamp": "not a Unix time"})
     if abs(now - int(timestamp)) > WINDOW_SECONDS:

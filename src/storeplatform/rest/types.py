@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import colander
 
-from ..values import INT_MAX, parse_bool, parse_decimal
+from ..values import INT_MAX, is_digits, parse_bool, parse_decimal
 
 
 class StrictBoolean(colander.Boolean):
@@ -40,7 +40,7 @@ class StrictInt(colander.Int):
             value = cstruct
         else:
             text = str(cstruct).strip()
-            if not (text.lstrip("+-").isdigit() and len(text) <= 20):
+            if not (is_digits(text.lstrip("+-")) and len(text) <= 20):
                 raise colander.Invalid(node, f"{cstruct!r} is not an integer")
             value = int(text)
         # 64-bit at most (SQLite's integers); whether an id names a row is the lookup's
@@ -157,7 +157,7 @@ class IdList(colander.SchemaType):
         ids = []
         for part in parts:
             part = str(part).strip()
-            if not part.isdigit() or len(part) > 18:
+            if not is_digits(part) or len(part) > 18:
                 raise colander.Invalid(node, f"{cstruct!r} is not a comma-separated list of ids")
             ids.append(int(part))
         if len(ids) > self.MAX_IDS:

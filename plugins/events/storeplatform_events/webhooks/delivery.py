@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import requests
 from requests_hardened import Config, HTTPSession
+from storeplatform.api import is_digits
 from urllib3.exceptions import HTTPError
 
 from .connections import when_about_to_write
@@ -165,7 +166,7 @@ def keep_connection(response, deadline):
     not read and its connection is closed with the response. Reading it changes no outcome:
     the status code decided that already."""
     length = response.headers.get("Content-Length", "")
-    if not length.isdigit() or int(length) > MAX_KEPT_BODY:
+    if not is_digits(length) or int(length) > MAX_KEPT_BODY:
         return
     raw = response.raw
     try:
