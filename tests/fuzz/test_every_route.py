@@ -15,8 +15,10 @@ import schemathesis
 from schemathesis import GenerationMode
 
 PLUGINS = "invoicing pricecalc events"
-# Examples per operation and generation mode; the whole run stays well under three minutes.
-MAX_EXAMPLES = int(os.environ.get("SP_FUZZ_EXAMPLES", "10"))
+# Examples per operation and generation mode, derandomized (the same ones every run, so that the
+# suite stays deterministic); the whole run stays well under three minutes. Worth a longer run
+# when routes change (SP_FUZZ_EXAMPLES=300, a few minutes): one found three 500s this missed.
+MAX_EXAMPLES = int(os.environ.get("SP_FUZZ_EXAMPLES", "40"))
 NAMESPACES = ["store/v1", "invoicing/v1", "pricecalc/v1", "events/v1"]
 
 
