@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 import requests
 from requests_hardened import Config, HTTPSession
-from storeplatform.api import is_digits
 from urllib3.exceptions import HTTPError
+
+from storeplatform.api import is_digits
 
 from .connections import when_about_to_write
 from .settings import MAX_REDIRECTS
