@@ -67,6 +67,9 @@ CONFLICT = ErrorCode(409, "rest_conflict", "The request conflicts with the curre
 REQUEST_TOO_LARGE = ErrorCode(413, "rest_request_too_large", "The request body is too large.")
 UNSUPPORTED_MEDIA_TYPE = ErrorCode(415, "rest_unsupported_media_type", "The request body's type is not supported.")
 INTERNAL_ERROR = ErrorCode(500, "rest_internal_error", "The server could not handle the request.")
+UNAVAILABLE = ErrorCode(503, "rest_unavailable", "The site is too busy to answer now; try again in a moment.")
+# Seconds a client told UNAVAILABLE waits before it tries again.
+RETRY_AFTER = 1
 
 # Authentication, on every namespace.
 INVALID_LOGIN = ErrorCode(401, "rest_invalid_login", "Unknown login or wrong password.")

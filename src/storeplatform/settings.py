@@ -6,6 +6,7 @@ from pathlib import Path
 from pyramid.settings import aslist
 
 from .client import parse_trusted_proxies
+from .db.pool import pool_settings
 from .values import is_digits
 
 ENV_OVERRIDES = {
@@ -94,6 +95,10 @@ def normalize(settings, environ):
         trusted_proxies = parse_trusted_proxies(result["storeplatform.trusted_proxies"])
     except ValueError as exc:
         raise SettingsError(str(exc))
+    try:
+        pool_size, pool_timeout = pool_settings(result)
+    except ValueError as exc:
+        raise SettingsError(str(exc))
     result["storeplatform.parsed"] = {
         "plugins": aslist(result["storeplatform.plugins"]),
         "allow_http_consumer_keys": parsed_bools["storeplatform.allow_http_consumer_keys"],
@@ -102,6 +107,8 @@ def normalize(settings, environ):
         "jwt_lifetime": parsed_ints["storeplatform.jwt_lifetime"],
         "session_lifetime": parsed_ints["storeplatform.session_lifetime"],
         "huey_workers": parsed_ints["huey.workers"],
+        "pool_size": pool_size,
+        "pool_timeout": pool_timeout,
     }
     return result
 

@@ -7,14 +7,15 @@ from pyramid.httpexceptions import HTTPException, HTTPForbidden, HTTPNotFound
 from pyramid.renderers import render_to_response
 from pyramid.security import NO_PERMISSION_REQUIRED
 from sqlalchemy.exc import DataError, IntegrityError
+from sqlalchemy.exc import TimeoutError as NoConnection
 
-from ..errors import InvalidParams, RestError
+from ..errors import RETRY_AFTER, InvalidParams, RestError
 from .guard import layout_values
 
 log = logging.getLogger(__name__)
 
 TITLES = {400: "Bad request", 403: "Forbidden", 404: "Not found", 405: "Method not allowed", 409: "Conflict",
-          413: "Too large", 500: "Something went wrong"}
+          413: "Too large", 500: "Something went wrong", 503: "Busy"}
 MESSAGES = {404: "There is no such page here.", 405: "This page does not take that kind of request.",
             500: "The page could not be shown; the error was logged."}
 
@@ -73,6 +74,13 @@ def conflict(exc, request):
     return error_page(request, 409, "The change conflicts with the stored data; reload the page and try again.")
 
 
+def no_connection(exc, request):
+    log.warning("no database connection for admin %s %r within the pool's time-out: %s", request.method,
+                request.environ.get("PATH_INFO"), exc)
+    return error_page(request, 503, "The site is too busy to show this page now; try again in a moment.",
+                      {"Retry-After": str(RETRY_AFTER)})
+
+
 def internal(exc, request):
     log.error("unhandled error on admin %s %r", request.method, request.environ.get("PATH_INFO"), exc_info=exc)
     return error_page(request, 500, MESSAGES[500])
@@ -92,6 +100,7 @@ def add_admin_error_views(config):
     add(bad_url, URLDecodeError)
     add(database_refused, DataError)
     add(conflict, IntegrityError)
+    add(no_connection, NoConnection)
     add(internal, Exception)
 
 

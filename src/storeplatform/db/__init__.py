@@ -4,7 +4,7 @@ from pyramid.interfaces import IRoutesMapper
 from ..values import id_in_range
 from .ids import never_reuse_ids  # also: tables of the shared metadata never reuse ids
 from .meta import Base, metadata
-from .kept import READ, WRITE, KeptConnections
+from .kept import KeptConnections
 from .session import (
     get_tm_session,
     make_engine,
@@ -61,7 +61,7 @@ def includeme(config):
         read = reads_only(request, request.matched_route)
         manager = request.tm if request.environ.get("tm.active") else None
         session = get_tm_session(read_factory if read else session_factory, manager, request.registry, request,
-                                 bind=kept.get(READ if read else WRITE))
+                                 bind=kept.get(read))
         if manager is None:
             request.add_finished_callback(lambda request: _close(session))
         return session

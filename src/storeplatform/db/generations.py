@@ -119,10 +119,18 @@ def _state_connection(session):
     a transaction, which a request answered from what is kept would begin and close for this one
     statement (a third of its database Python). Any other session reads it in its transaction."""
     bind = session.bind
-    if isinstance(bind, Connection) and not session.in_transaction() and \
-            bind.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
+    if isinstance(bind, Connection) and not session.in_transaction() and _autocommits(bind):
         return bind
     return session.connection()
+
+
+def _autocommits(connection):
+    """The driver commits each statement itself: a web thread's kept connection serving a read
+    (kept.py switches psycopg's flag), or one set to SQLAlchemy's AUTOCOMMIT level. (sqlite3's
+    ``autocommit`` of Python 3.12 is -1 in the legacy mode our engine uses, hence ``is True``.)"""
+    if connection.invalidated or connection.closed:
+        return False
+    return getattr(connection.connection.dbapi_connection, "autocommit", False) is True
 
 
 _STATE_PREPARED = b"sp_site_state"

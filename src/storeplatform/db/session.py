@@ -11,6 +11,7 @@ from transaction._transaction import Status as ZopeStatus
 from zope.sqlalchemy.datamanager import STATUS_ACTIVE, join_transaction, mark_changed
 
 from .generations import count_write, track_writes
+from .pool import SitePool, initial_size
 
 # Seconds a pooled connection may rest before it is pinged at checkout (setting
 # ``sqlalchemy.ping_after_idle``). A hot connection is not pinged: that would be one round trip
@@ -33,14 +34,17 @@ def database_url(url):
 
 def make_engine(settings):
     url = database_url(settings["sqlalchemy.url"])
+    # Every connection the process may need, kept open once made (pool.py).
+    pool = {"poolclass": SitePool, "pool_size": initial_size(settings), "max_overflow": 0,
+            "pool_timeout": settings["storeplatform.parsed"]["pool_timeout"]}
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False}, **pool)
         event.listen(engine, "connect", _sqlite_pragmas)
         # Let SQLAlchemy emit BEGIN so that a write transaction takes its lock up front
         # (BEGIN IMMEDIATE) instead of failing to upgrade a read lock under concurrency.
         event.listen(engine, "begin", _sqlite_begin)
     else:
-        engine = create_engine(url, pool_size=10, max_overflow=20)
+        engine = create_engine(url, **pool)
         event.listen(engine, "checkout", _pinger(engine.dialect, ping_after_idle(settings)))
         event.listen(engine, "checkin", _rested_since)
     _forget_pool_in_forked_children(engine)

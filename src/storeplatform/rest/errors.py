@@ -7,6 +7,7 @@ from pyramid.httpexceptions import HTTPException, HTTPForbidden, HTTPNotFound
 from pyramid.response import Response
 from pyramid.security import NO_PERMISSION_REQUIRED
 from sqlalchemy.exc import DataError, IntegrityError
+from sqlalchemy.exc import TimeoutError as NoConnection
 from webob.request import DisconnectionError
 
 from .. import errors
@@ -76,6 +77,14 @@ def integrity_error_view(exc, request):
     return rest_error_view(errors.CONFLICT(), request)
 
 
+def no_connection_view(exc, request):
+    # The pool gave no connection within sqlalchemy.pool_timeout (db/pool.py): the site is
+    # busy, not broken; the client tries again.
+    log.warning("no database connection for %s %r within the pool's time-out: %s", request.method,
+                request.environ.get("PATH_INFO"), exc)
+    return rest_error_view(errors.UNAVAILABLE(headers={"Retry-After": str(errors.RETRY_AFTER)}), request)
+
+
 def internal_error_view(exc, request):
     # The traceback goes to the log, never to the client. The raw PATH_INFO: the decoded path
     # may be what failed.
@@ -94,6 +103,7 @@ def add_error_views(config):
     config.add_view(short_body_view, context=DisconnectionError, permission=NO_PERMISSION_REQUIRED)
     config.add_view(data_error_view, context=DataError, permission=NO_PERMISSION_REQUIRED)
     config.add_view(integrity_error_view, context=IntegrityError, permission=NO_PERMISSION_REQUIRED)
+    config.add_view(no_connection_view, context=NoConnection, permission=NO_PERMISSION_REQUIRED)
     config.add_view(internal_error_view, context=Exception, permission=NO_PERMISSION_REQUIRED)
 
 
