@@ -42,8 +42,9 @@ def client_address(request):
 
 
 def ingress_tween_factory(handler, registry):
-    """Before anything reads the request: a query string that is not UTF-8 is refused on every
-    page (a view or a route predicate reading it would fail), and behind a trusted proxy the
+    """Before anything reads the request: a path or a query string that is not UTF-8 is refused
+    on every page with ``rest_invalid_url`` (the admin's error views make it their 400 page; a
+    view, the router or a route predicate reading it would fail), and behind a trusted proxy the
     request's scheme is the one the client used (``X-Forwarded-Proto``), so that HTTPS-only
     checks and every URL the site writes agree."""
 
@@ -52,6 +53,10 @@ def ingress_tween_factory(handler, registry):
             request.GET
         except UnicodeDecodeError:
             raise INVALID_URL("The query string is not valid UTF-8.")
+        try:
+            request.path_info
+        except UnicodeDecodeError:
+            raise INVALID_URL("The path is not valid UTF-8.")
         proto = request.headers.get("X-Forwarded-Proto")
         if proto and is_trusted(request, request.remote_addr):
             proto = proto.split(",")[0].strip().lower()

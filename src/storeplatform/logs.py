@@ -90,6 +90,16 @@ def access_record(args, fields, request_id):
     return record
 
 
+def logged_path(request):
+    """The request's path as the access record shows it: decoded as UTF-8, and a path that is not
+    UTF-8 (refused with a 400) with each undecodable byte written as ``\\xNN``, so that the
+    record is still written and shows what was sent."""
+    try:
+        return request.path_info
+    except UnicodeDecodeError:
+        return request.environ.get("PATH_INFO", "").encode("latin-1").decode("utf-8", "backslashreplace")
+
+
 def request_log_tween_factory(handler, registry):
     def request_log_tween(request):
         request_id = request_id_for(request)
@@ -100,7 +110,7 @@ def request_log_tween_factory(handler, registry):
             response.headers["X-Request-ID"] = request_id
             if access_log.isEnabledFor(logging.INFO):
                 duration = round((time.perf_counter() - started) * 1000, 1)
-                method, path, status, size = (request.method, request.path_info, response.status_code,
+                method, path, status, size = (request.method, logged_path(request), response.status_code,
                                               response.content_length)
                 if len(path) > 2000:
                     path = path[:2000] + "..."

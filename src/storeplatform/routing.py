@@ -9,7 +9,6 @@ as Pyramid's.
 """
 import re
 
-from pyramid.exceptions import URLDecodeError
 from pyramid.urldispatch import RoutesMapper
 
 # Where a pattern stops being literal: a replacement marker ({name}, old-style :name) or a
@@ -75,8 +74,11 @@ class IndexedRoutesMapper(RoutesMapper):
             path = request.path_info or "/"
         except KeyError:
             path = "/"
-        except UnicodeDecodeError as e:
-            raise URLDecodeError(e.encoding, e.object, e.start, e.end, e.reason)
+        except UnicodeDecodeError:
+            # No route has a path that is not UTF-8; the ingress tween refuses it with a 400. The
+            # mapper may be asked before that, outside the error views (the transaction hook of
+            # a POST, storeplatform.db): it answers, it does not raise.
+            return {"route": None, "match": None}
         # A request is routed twice when its transaction depends on its route (a read_only POST,
         # storeplatform.db): the second time gets the first answer.
         known = request.__dict__.get(_MATCHED)
