@@ -135,3 +135,28 @@ def test_reads_and_writes_of_a_thread_share_its_one_connection_and_leave_no_tran
     site.registry["db.kept"].close()
     with site.engine.connect() as connection:  # the pool's next borrower gets transactions
         assert getattr(connection.connection.dbapi_connection, "autocommit", False) is not True
+
+
+def test_a_worker_with_more_threads_than_the_owners_pool_stops_with_one_line(database, tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from storeplatform.testing import cli_environ
+
+    ini = tmp_path / "worker.ini"
+    ini.write_text(f"""[app:main]
+use = egg:storeplatform
+sqlalchemy.url = {database.url}
+sqlalchemy.pool_size = 6
+huey.url = sqlite:///{tmp_path}/huey.sqlite
+storeplatform.secret = {database.secret}
+""")
+    tool = str(Path(sys.executable).with_name("storeplatform"))
+    proc = subprocess.run([tool, "-c", str(ini), "worker", "--workers", "8"], capture_output=True, text=True,
+                          timeout=60, env=cli_environ())
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [
+        "storeplatform: error: sqlalchemy.pool_size is 6, but this process needs 18 connections (0 server threads "
+        "and 8 task threads, 2 each, and 2 more): set sqlalchemy.pool_size to at least 18 (or auto), or run fewer "
+        "threads"]
