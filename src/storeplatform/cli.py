@@ -12,6 +12,7 @@ from . import make_config
 from .auth import ROLES
 from .auth.methods import new_app_password, new_consumer_key
 from .auth.passwords import hash_password
+from .db.pool import PoolTooSmall, fit_pool
 from .db.session import site_transaction
 from .migrate import make_revision, upgrade
 from .plugins import PluginError, call_action
@@ -229,6 +230,10 @@ def cmd_worker(env, args):
         raise CliError("huey.url is memory://: tasks run at once, there is nothing for a worker to do")
     if args.workers < 1:
         raise CliError("--workers must be at least 1")
+    try:
+        fit_pool(env.registry, web_threads=0, task_threads=args.workers)
+    except PoolTooSmall as exc:
+        raise CliError(str(exc))
     # SIGTERM (what service managers send) stops gracefully: the tasks under way finish and
     # what they handed to background threads is written; SIGINT stops at once.
     consumer = Consumer(huey, workers=args.workers, worker_type="thread", periodic=True, graceful_signal="TERM")
