@@ -2,6 +2,7 @@
 import argparse
 import json
 import os
+import shlex
 import sys
 
 from huey.consumer import Consumer
@@ -14,6 +15,7 @@ from .auth.methods import new_app_password, new_consumer_key
 from .auth.passwords import hash_password
 from .db.pool import PoolTooSmall, fit_pool
 from .db.session import site_transaction
+from .health import migrations_check
 from .migrate import make_revision, upgrade
 from .plugins import PluginError, call_action
 from .queue import run_start_tasks
@@ -265,6 +267,16 @@ def cmd_db_revision(env, args):
     return 0
 
 
+def require_schema_at_head(env, config_uri):
+    """Every command but ``migrate`` works on a schema at the heads of the host and the enabled
+    plugins: a database never migrated, or behind a new release, gets one line naming the
+    command to run instead of the first missing table's database error."""
+    with env.registry["db.engine"].connect() as connection:
+        check = migrations_check(env.registry, connection, ini=shlex.quote(config_uri))
+    if check != "ok":
+        raise CliError(f"the database schema is {check}")
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     try:
@@ -272,6 +284,8 @@ def main(argv=None):
         env = Environment(config_uri) if config_uri else None
         parser = build_parser(env.registry["plugins"] if env else None)
         args = parser.parse_args(argv)
+        if args.func is not cmd_migrate:
+            require_schema_at_head(env, config_uri)
         return args.func(env, args) or 0
     except CliError as exc:
         # Usage errors carry the program name already (argparse style, exit 2); others do not.
