@@ -3,6 +3,7 @@ Huey after commit; read by a worker and taken (pending -> sending) at the moment
 is about to be written; its outcome recorded (counters, log of 100); and the sweep, which
 re-queues lost hand-offs and closes the attempts of workers that died. Sending is
 ``delivery.DeliveryClient``; ``sender`` runs the steps in order."""
+import contextvars
 import logging
 import uuid
 from collections import defaultdict, namedtuple
@@ -128,7 +129,9 @@ class Finished:
     """What a worker did with one delivery. ``taken``: the delivery was taken (it is ``sending``
     for this worker); otherwise the attempt failed before its request could be written (no
     connection, refused address) and the row is still ``pending``. ``topic``: the delivery's,
-    for the log."""
+    for the log. ``context``: the worker's context variables while it sent the delivery (the id
+    of the request whose change made it, set by the task runner), under which its records are
+    logged, whichever thread writes them."""
 
     delivery_id: int
     attempt: Attempt
@@ -136,6 +139,10 @@ class Finished:
     taken: bool
     attempted_at: datetime
     topic: str = ""
+    context: contextvars.Context | None = None
+
+    def in_context(self, function, *args):
+        return function(*args) if self.context is None else self.context.run(function, *args)
 
 
 @dataclass(frozen=True)
@@ -147,14 +154,27 @@ class Recorded:
     disabled: list
 
     def log(self):
+        """Each record in the context of the delivery it is about (a webhook disabled: its last
+        failure of the batch, the one that reached the limit), so that it carries the request id
+        of the change that made the delivery."""
+        last_failure = {}
         for f in self.kept:
             if not f.outcome.success:
-                log_failed(f.attempt.webhook_id, f.topic, f.delivery_id, f.outcome.response_code,
-                           f.outcome.error, f.outcome.duration_ms)
+                f.in_context(log_failed, f.attempt.webhook_id, f.topic, f.delivery_id, f.outcome.response_code,
+                             f.outcome.error, f.outcome.duration_ms)
+                last_failure[f.attempt.webhook_id] = f
         for webhook_id, topic, url in self.disabled:
-            log.error("webhook %s disabled: %d consecutive failed deliveries (topic %s, url %s); "
-                      "PUT status active resumes it", webhook_id, FAILURE_LIMIT, topic, url,
-                      extra={"webhook_id": webhook_id, "topic": topic, "url": url})
+            failure = last_failure.get(webhook_id)
+            (failure.in_context if failure is not None else _call)(_log_disabled, webhook_id, topic, url)
+
+
+def _call(function, *args):
+    return function(*args)
+
+
+def _log_disabled(webhook_id, topic, url):
+    log.error("webhook %s disabled: %d consecutive failed deliveries (topic %s, url %s); PUT status active resumes it",
+              webhook_id, FAILURE_LIMIT, topic, url, extra={"webhook_id": webhook_id, "topic": topic, "url": url})
 
 
 def log_failed(webhook_id, topic, delivery_id, response_code, error, duration_ms):

@@ -14,6 +14,7 @@
 A worker that dies before step 3 leaves the delivery pending: the sweep re-queues it. One that
 dies after it has attempted the delivery: the sweep closes it as failed. Nothing is sent twice.
 """
+import contextvars
 import threading
 
 from sqlalchemy import event
@@ -126,8 +127,10 @@ class DeliverySender:
         except AttemptRefused:
             return None
         # Not taken: the attempt failed before its request could be written (no connection).
+        # Its records are logged in this thread's context (the request id of the change that made
+        # the delivery), also by the recorder's thread.
         return Finished(delivery_id, attempt, outcome, bool(taken_at), taken_at[0] if taken_at else utcnow(),
-                        row.topic)
+                        row.topic, contextvars.copy_context())
 
     def _record(self, finished, inline):
         if inline:
