@@ -140,6 +140,18 @@ def test_regenerate_cancelled_or_failed_needs_force_type(shop, status):
     assert forced["invoice_number"] == before["invoice_number"]
 
 
+def test_a_null_force_type_means_resolve_it(shop):
+    """docs/decisions.md: JSON null, like an absent field, means "resolve the type"."""
+    order = shop.order("completed")
+    before = shop.meta(order["id"]).json
+    body = shop.regen(order["id"], {"force_type": None}).json
+    assert (body["document_type"], body["display_number"]) == ("invoice", before["display_number"])
+    shop.set_status(order["id"], "refunded")
+    assert shop.regen(order["id"], {"force_type": None}).json["document_type"] == "credit-note"
+    shop.set_status(order["id"], "cancelled")
+    assert_error(shop.regen(order["id"], {"force_type": None}, status=422), 422, "invoicing_order_not_billable")
+
+
 @pytest.mark.parametrize("body", [{"force_type": "bill"}, {"force_type": 5}, {"force_type": ""},
                                   {"force_type": ["invoice"]}])
 def test_invalid_force_type_is_400(shop, body):

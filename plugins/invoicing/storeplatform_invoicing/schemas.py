@@ -6,10 +6,21 @@ from storeplatform.api import StrictString
 from .models import DOCUMENT_TYPES
 
 
+class NullIsAbsent(StrictString):
+    """Text where JSON null means the field was not sent (docs/decisions.md: a ``force_type`` of
+    null means "resolve it"); an empty string is still text, for the field's validator to judge."""
+
+    def deserialize(self, node, cstruct):
+        if cstruct is None:
+            return colander.null
+        return super().deserialize(node, cstruct)
+
+
 class RegenerateBody(colander.MappingSchema):
     force_type = colander.SchemaNode(
-        StrictString(), missing=colander.drop, validator=colander.OneOf(DOCUMENT_TYPES),
-        description="Document type to make instead of the automatically resolved one.")
+        NullIsAbsent(), missing=colander.drop, validator=colander.OneOf(DOCUMENT_TYPES),
+        description="Document type to make instead of the automatically resolved one (null or absent: "
+                    "the resolved one).")
 
 
 METADATA_RESPONSE = {
