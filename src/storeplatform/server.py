@@ -2,7 +2,46 @@
 
 PasteDeploy never lets a command-line variable override a value written in the ini file, so
 ``%(http_port)s`` cannot have a default there; these runners read the variable instead.
+
+Both hand the request's ``X-Forwarded-*`` (and ``Forwarded``) headers to the site untouched and
+never change its scheme or client address from them: ``storeplatform.trusted_proxies`` (the app's
+setting, ``storeplatform.client``) alone decides which proxy is believed, under either server. A
+server section naming the server's own proxy settings stops start-up with one line.
 """
+import sys
+
+# waitress: with none of these set and clear_untrusted_proxy_headers false it adds no proxy
+# middleware at all (waitress.server), so the headers reach the site as the client sent them.
+_WAITRESS_PROXY_SETTINGS = ("trusted_proxy", "trusted_proxy_count", "trusted_proxy_headers",
+                            "clear_untrusted_proxy_headers", "log_untrusted_proxy_headers")
+# gunicorn: who may set the scheme (secure_scheme_headers) and the header-named environ keys
+# (forwarder_headers); header_map = dangerous would read a client's X_Forwarded_For as X-Forwarded-For.
+_GUNICORN_PROXY_SETTINGS = ("forwarded_allow_ips", "secure_scheme_headers", "forwarder_headers")
+# gunicorn trusts nobody: no peer sets the scheme or a forwarder header (gunicorn trusts a Unix
+# socket's peer whatever forwarded_allow_ips says, hence the empty lists as well). This also
+# overrides gunicorn's FORWARDED_ALLOW_IPS environment variable and a gunicorn config file.
+_GUNICORN_TRUSTS_NOBODY = {"forwarded_allow_ips": "", "secure_scheme_headers": {}, "forwarder_headers": ""}
+
+
+class _Refused(BaseException):
+    """Start-up refused (the line is written). pserve catches SystemExit from a server runner and
+    exits 0 after printing "Exiting 1", so this leaves the process as an uncaught exception does
+    (status 1, atexit handlers run) without a traceback."""
+
+
+def _refuse(message):
+    print(f"storeplatform: error: {message}", file=sys.stderr, flush=True)
+    shown = sys.excepthook
+    sys.excepthook = lambda kind, value, tb: None if kind is _Refused else shown(kind, value, tb)
+    raise _Refused(message)
+
+
+def _check_proxy_settings(kw, names, server):
+    for key, value in kw.items():
+        name = key.lower()
+        if name in names or (name == "header_map" and str(value).strip().lower() == "dangerous"):
+            _refuse(f"the server section sets {server}'s {name} ({value}): which proxies' X-Forwarded-* headers "
+                    "are believed is storeplatform.trusted_proxies in [app:main], under both servers; use it instead")
 
 
 def _port(global_conf, port):
@@ -12,15 +51,17 @@ def _port(global_conf, port):
 def waitress(app, global_conf, host="127.0.0.1", port="6543", **kw):
     from waitress import serve
 
-    serve(app, host=host, port=_port(global_conf, port), **kw)
+    _check_proxy_settings(kw, _WAITRESS_PROXY_SETTINGS, "waitress")
+    serve(app, host=host, port=_port(global_conf, port), clear_untrusted_proxy_headers=False, **kw)
 
 
 def gunicorn(app, global_conf, host="127.0.0.1", port="6543", **kw):
     from gunicorn.app.pasterapp import serve
     from gunicorn.config import get_default_config_file
 
+    _check_proxy_settings(kw, _GUNICORN_PROXY_SETTINGS, "gunicorn")
     # A logger class named in the section or in a gunicorn config file (named there, or
     # ./gunicorn.conf.py) is the site owner's: theirs is kept.
     if "logger_class" not in kw and "config" not in kw and get_default_config_file() is None:
         kw["logger_class"] = "storeplatform.gunicorn_logging.SiteLogger"
-    serve(app, global_conf, host=host, port=str(_port(global_conf, port)), **kw)
+    serve(app, global_conf, host=host, port=str(_port(global_conf, port)), **kw, **_GUNICORN_TRUSTS_NOBODY)

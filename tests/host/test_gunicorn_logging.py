@@ -1,14 +1,16 @@
-"""The site under gunicorn (``egg:storeplatform#gunicorn``): gunicorn's own access line is built
-only where something receives it."""
+"""The site under gunicorn (``egg:storeplatform#gunicorn``): gunicorn's own lines go through the
+ini's logging, and its access line is built only where something receives it."""
 import json
 import signal
 import subprocess
 import sys
 import textwrap
+import urllib.error
 import urllib.request
+import uuid
 from pathlib import Path
 
-from storeplatform.testing import cli_environ, free_port, wait_for
+from storeplatform.testing import TestDatabase as Database, cli_environ, free_port, queue_url, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -104,3 +106,60 @@ def test_no_access_line_is_built_for_an_access_log_without_a_handler(tmp_path):
     assert _probe(ini) == ["Logger built the line", "SiteLogger built nothing"]
     # Given somewhere to go, the line is built by both.
     assert _probe(ini, tmp_path / "access.log") == ["Logger built the line", "SiteLogger built the line"]
+
+
+def test_every_line_of_production_ini_under_gunicorn_is_one_json_object(tmp_path):
+    """``pserve -q config/production.ini`` (the README's command: without ``-q`` pserve prints
+    "Starting server in PID ..." itself, before any of the site's code runs): gunicorn's own
+    lines (start, listening, workers booting and exiting) are JSON like the site's records."""
+    database = Database(tmp_path)
+    env = cli_environ()
+    env.update(STOREPLATFORM_DATABASE_URL=database.url, STOREPLATFORM_HUEY_URL=queue_url(tmp_path),
+               STOREPLATFORM_SECRET=database.secret)
+    ini = tmp_path / "production.ini"
+    ini.write_text((ROOT / "config" / "production.ini").read_text()
+                   .replace("[app:main]\n", f"[app:main]\nhuey.name = sp-json-{uuid.uuid4().hex[:8]}\n", 1))
+    port = free_port()
+    server = None
+    try:
+        subprocess.run([BIN / "storeplatform", "-c", ini, "migrate"], env=env, check=True, capture_output=True,
+                       timeout=180)
+        server = subprocess.Popen([BIN / "pserve", "-q", ini, f"http_port={port}"], env=env, cwd=tmp_path,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+        def status(path):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as res:
+                    return res.status
+            except urllib.error.HTTPError as exc:
+                return exc.code
+            except OSError:
+                assert server.poll() is None, server.stdout.read()
+                return None
+
+        wait_for(lambda: status("/readyz") == 200, timeout=90, interval=0.2)
+        assert [status(path) for path in ("/api/", "/healthz", "/api/nothing")] == [200, 200, 404]
+    finally:
+        if server is not None:
+            server.send_signal(signal.SIGTERM)
+            try:
+                output = server.communicate(timeout=60)[0]
+            except subprocess.TimeoutExpired:
+                server.kill()
+                output = server.communicate(timeout=30)[0]
+        database.drop()
+    assert server.returncode == 0, output
+    records = []
+    for line in filter(str.strip, output.splitlines()):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            raise AssertionError(f"not JSON: {line!r}\n{output}")
+        assert isinstance(record, dict) and {"time", "level", "logger", "message"} <= set(record), line
+        records.append(record)
+    gunicorn = " | ".join(r["message"] for r in records if r["logger"] == "gunicorn.error")
+    for said in ("Starting gunicorn", "Listening at: http://127.0.0.1:", "Booting worker with pid",
+                 "Handling signal: term", "Worker exiting", "Shutting down: Master"):
+        assert said in gunicorn, (said, output)
+    answered = [(r["path"], r["status"]) for r in records if r["logger"] == "storeplatform.access"]
+    assert [a for a in answered if a[0] != "/readyz"] == [("/api/", 200), ("/healthz", 200), ("/api/nothing", 404)]
