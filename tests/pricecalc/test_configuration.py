@@ -312,6 +312,85 @@ def test_bad_values_are_refused_by_name(pc, body, param):
     assert_error(pc.config(pid, status=404), 404, "invalid_product")  # nothing stored
 
 
+@pytest.mark.parametrize("ctype", ["custom", "area"])
+@pytest.mark.parametrize("name", [{"a": 1}, {}, [1], ["waste"], 5, 1.5, True, None])
+def test_a_variable_name_that_is_not_text_is_refused_by_name(pc, ctype, name):
+    """An object or a list where a variable's name belongs was a 500 (a set of the names)."""
+    body = {"calculator_type": ctype, "variables": [{"name": name, "label": "Waste", "value": "1.1"},
+                                                    {"name": "waste", "value": "2"}]}
+    if ctype == "custom":
+        body.update(settings={"pricing_unit": "sq m", "fields": {"a": {}}}, formula="a * waste")
+    pid = pc.product()
+    params = assert_error(pc.save(pid, body, status=400), 400, "rest_invalid_param")["data"]["params"]
+    assert list(params) == ["variables.0.name"], params
+    assert_error(pc.config(pid, status=404), 404, "invalid_product")  # nothing stored
+
+
+# Every value of a full configuration of each kind, for the sweep below.
+FULL_CUSTOM = {
+    "calculator_type": "custom",
+    "settings": {"pricing_unit": "sq m", "pricing_label": "Per unit", "minimum_price": "1", "overage": "5",
+                 "enabled": "yes",
+                 "fields": {"a": {"label": "A", "unit": "cm", "min": "1", "max": "10", "step": "1",
+                                  "input_type": "options", "options": ["1", "2"]}}},
+    "variables": [{"name": "k", "label": "K", "value": "2"}],
+    "formula": "a * k",
+    "pricing_rules": [{"range_start": "0", "range_end": "10", "price": "3", "sale_price": "2",
+                       "sale_from": "2030-01-01T00:00:00Z", "sale_to": "2031-01-01T00:00:00Z"}],
+    "conditions": [{"field": "a", "operator": ">", "threshold": "1", "type": "fixed", "value": "1", "label": "L"}],
+}
+FULL_AREA = {**FULL, "variables": [{"name": "k", "label": "K", "value": "2"}]}
+SHAPES = [{"a": 1}, {}, [1], ["x"], 5, 1.5, True, None]
+
+
+def _slots(value, path=()):
+    """The path of every value inside ``value`` (keys of objects, indexes of lists)."""
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, inner in items:
+        yield path + (key,)
+        yield from _slots(inner, path + (key,))
+
+
+def _replaced(document, path, value):
+    import copy
+
+    document = copy.deepcopy(document)
+    target = document
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return document
+
+
+@pytest.mark.parametrize("document", [FULL_CUSTOM, FULL_AREA], ids=["custom", "area"])
+def test_every_value_of_another_json_kind_is_refused_by_name_or_taken(pc, document):
+    """Each value of a configuration (names, text, numbers, lists, objects) replaced by an
+    object, a list, a number, true or null: the schema judges the kind of every nested value, so
+    the answer is a save, or rest_invalid_param naming that value (or the list or object it is
+    in, for the parts judged whole, or a key of the object sent in its place), never a 500; a
+    saved one reads back and calculates."""
+    unexpected = []
+    for path in _slots(document):
+        slot = ".".join(map(str, path))
+        for shape in SHAPES:
+            pid = pc.product()
+            res = pc.save(pid, _replaced(document, path, shape), status="*")
+            if res.status_int == 200:
+                pc.config(pid)
+                pc.app.post_json(f"{PC}/calculate", {"product_id": pid, "measurements": {"a": 2, "length": 2,
+                                                                                         "width": 2}}, status="*")
+                assert pc.config(pid).status_int == 200
+                continue
+            params = res.json["data"].get("params", {}) if res.status_int == 400 else {}
+            # A null resets a key of the save body (a merge patch): what referred to it may be
+            # what is refused then (the formula's variable).
+            named = res.status_int == 400 and res.json["code"] == "rest_invalid_param" and (shape is None or any(
+                param == slot or slot.startswith(param + ".") or param.startswith(slot + ".") for param in params))
+            if not named:
+                unexpected.append((slot, shape, res.status_int, res.text[:200]))
+    assert unexpected == [], "\n".join(map(str, unexpected))
+
+
 def test_refused_update_leaves_the_stored_configuration(pc):
     pid = pc.priced(FULL)
     before = pc.config(pid).json

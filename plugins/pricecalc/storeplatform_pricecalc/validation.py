@@ -179,14 +179,17 @@ def variable_name(node, value):
 
 
 def distinct_variable_names(node, items):
-    """Each variable's name is neither an input's nor an earlier variable's."""
+    """Each variable's name is neither an input's nor an earlier variable's. It sees the list as
+    sent (``Items``): a name that is no formula name (not text: an object, a list, a number) is
+    the name's own rule's error, and is not compared."""
     inputs, seen = node.bindings["inputs"], set()
     for i, item in enumerate(items):
-        if isinstance(item, dict):
-            name = item.get("name")
-            if is_formula_name(name) and (name in seen or name in inputs):
-                yield (i, "name"), f"{name} is already an input field or variable"
-            seen.add(name)
+        name = item.get("name") if isinstance(item, dict) else None
+        if not is_formula_name(name):
+            continue
+        if name in seen or name in inputs:
+            yield (i, "name"), f"{name} is already an input field or variable"
+        seen.add(name)
 
 
 VARIABLE = colander.SchemaNode(
@@ -243,7 +246,8 @@ def input_names(ctype, settings):
 
 def variable_names(variables):
     """The names of the custom variables as sent, good or bad (a bad one is refused by the
-    variables' rules; the formula's check names only what it does not know)."""
+    variables' rules; the formula's check names only what it does not know); a name that is not
+    text is none a formula could use."""
     if not isinstance(variables, list) or len(variables) > MAX_ITEMS["variables"]:
         return []
-    return [item.get("name") for item in variables if isinstance(item, dict)]
+    return [item["name"] for item in variables if isinstance(item, dict) and isinstance(item.get("name"), str)]
