@@ -196,6 +196,41 @@ def test_force_delete_without_trash(evt):
     assert_error(evt.delete(f"/events/{event['id']}?force=x", status=400), 400, "rest_invalid_param")
 
 
+def test_forced_deletes_after_creates_and_updates_with_categories_and_places(evt):
+    """A run of creates and updates of events with categories, a venue and an organizer, then
+    forced deletes (from the trash and directly): each answers 200 and the event is gone with
+    its category links, while the categories stay. A forced delete of an event with categories
+    was a 500 (StaleDataError: the session deleted the links a statement had deleted already)."""
+    from sqlalchemy import func, select
+
+    from storeplatform.api import PostTerm, Term
+
+    categories = [evt.category(name) for name in ("Jazz", "Rock", "Folk")]
+    venue, organizer = evt.venue("Hall"), evt.organizer("Society")
+    ids = []
+    for n in range(4):
+        event = evt.event(f"Concert {n}", categories=categories[:2], venue_id=venue["id"],
+                          organizer_id=organizer["id"])
+        evt.put(f"/events/{event['id']}", {"categories": categories[1:]}, status=200)
+        evt.put(f"/events/{event['id']}", {"title": f"Concert {n}, moved", "categories": [categories[n % 3]],
+                                           "capacity": 10 + n}, status=200)
+        ids.append(event["id"])
+    evt.put(f"/events/{ids[0]}", {"categories": []}, status=200)  # one without categories
+    evt.delete(f"/events/{ids[1]}", status=200)  # one trashed first
+    evt.get(f"/events/{ids[2]}", headers=evt.admin, status=200)
+    for event_id in ids:
+        gone = evt.delete(f"/events/{event_id}?force=true", status=200).json
+        assert gone["deleted"] is True and gone["previous"]["id"] == event_id
+        assert_error(evt.get(f"/events/{event_id}", headers=evt.admin, status=404), 404, "evt_rest_event_invalid_id")
+    with evt.site.session() as s:
+        assert s.execute(select(PostTerm).where(PostTerm.post_id.in_(ids))).all() == []
+        assert s.scalar(select(func.count()).select_from(Term).where(Term.id.in_(categories))) == 3
+    for kind, item in (("venues", venue), ("organizers", organizer)):
+        assert evt.delete(f"/{kind}/{item['id']}?force=true", status=200).json["deleted"] is True
+    again = evt.event("Concert again", categories=categories)
+    assert evt.get(f"/events/{again['id']}").json["categories"] == categories
+
+
 def test_force_deleting_a_venue_detaches_its_events(evt):
     venue = evt.venue()
     event = evt.event(venue_id=venue["id"])
