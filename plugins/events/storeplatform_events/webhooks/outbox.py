@@ -164,12 +164,11 @@ class Recorded:
                              f.outcome.error, f.outcome.duration_ms)
                 last_failure[f.attempt.webhook_id] = f
         for webhook_id, topic, url in self.disabled:
-            failure = last_failure.get(webhook_id)
-            (failure.in_context if failure is not None else _call)(_log_disabled, webhook_id, topic, url)
-
-
-def _call(function, *args):
-    return function(*args)
+            failure = last_failure.get(webhook_id)  # there is one: only failures disable
+            if failure is None:
+                _log_disabled(webhook_id, topic, url)
+            else:
+                failure.in_context(_log_disabled, webhook_id, topic, url)
 
 
 def _log_disabled(webhook_id, topic, url):
