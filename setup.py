@@ -33,7 +33,7 @@ setup(
     extras_require={
         "production": ["gunicorn>=22"],
         "test": ["pytest>=8", "pytest-xdist>=3.5", "webtest>=3.0", "pypdf>=4.0", "schemathesis>=4.0",
-                 "requests-oauthlib>=2.0", "WooCommerce>=3.0",
+                 "requests-oauthlib>=2.0", "WooCommerce>=3.0", "WSGIProxy2>=0.5",
                  "playwright>=1.40"],
     },
     entry_points={

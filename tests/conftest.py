@@ -21,6 +21,18 @@ from storeplatform.plugins import available_plugins
 from storeplatform.testing import Site, TestDatabase
 
 
+def pytest_collection_modifyitems(config, items):
+    """Served over HTTP (``STOREPLATFORM_TEST_SERVED``), the tests that set what only the
+    transport sets in-process are left out (marker ``in_process``): over a plain socket from
+    127.0.0.1 there is no TLS connection and no other client address to give them."""
+    if not os.environ.get("STOREPLATFORM_TEST_SERVED"):
+        return
+    kept = [item for item in items if item.get_closest_marker("in_process") is None]
+    if len(kept) != len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+        items[:] = kept
+
+
 @pytest.fixture(scope="session")
 def database(tmp_path_factory):
     db = TestDatabase(tmp_path_factory.mktemp("db"))

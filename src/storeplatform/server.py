@@ -48,11 +48,39 @@ def _port(global_conf, port):
     return int(global_conf.get("http_port") or port)
 
 
-def waitress(app, global_conf, host="127.0.0.1", port="6543", **kw):
-    from waitress import serve
+def _fit_pool(app, web_threads):
+    """The site's database pool holds what this server's threads need (storeplatform.db.pool);
+    a pool the owner set too small stops start-up. An app that is not our site as such (wrapped
+    by a filter) keeps the pool it was made with."""
+    from .db.pool import PoolTooSmall, fit_pool
+
+    registry = getattr(app, "registry", None)
+    if registry is None or "db.engine" not in registry:
+        return
+    try:
+        fit_pool(registry, web_threads)
+    except PoolTooSmall as exc:
+        _refuse(str(exc))
+
+
+def waitress_server(app, global_conf, host="127.0.0.1", port="6543", **kw):
+    """The waitress server the ``waitress`` runner serves with, made and bound but not running
+    (tests serve their sites with it)."""
+    from waitress.adjustments import Adjustments
+    from waitress.server import create_server
 
     _check_proxy_settings(kw, _WAITRESS_PROXY_SETTINGS, "waitress")
-    serve(app, host=host, port=_port(global_conf, port), clear_untrusted_proxy_headers=False, **kw)
+    _fit_pool(app, int(kw.get("threads") or Adjustments.threads))
+    return create_server(app, host=host, port=_port(global_conf, port), clear_untrusted_proxy_headers=False, **kw)
+
+
+def waitress(app, global_conf, host="127.0.0.1", port="6543", **kw):
+    import logging
+
+    server = waitress_server(app, global_conf, host, port, **kw)
+    logging.basicConfig()  # as waitress.serve: a handler for waitress's own lines when nothing configured one
+    server.print_listen("Serving on http://{}:{}")
+    server.run()
 
 
 def gunicorn(app, global_conf, host="127.0.0.1", port="6543", **kw):
@@ -60,6 +88,8 @@ def gunicorn(app, global_conf, host="127.0.0.1", port="6543", **kw):
     from gunicorn.config import get_default_config_file
 
     _check_proxy_settings(kw, _GUNICORN_PROXY_SETTINGS, "gunicorn")
+    # Each worker process serves with ``threads`` threads (gthread; sync workers have one).
+    _fit_pool(app, int(kw.get("threads") or 1))
     # A logger class named in the section or in a gunicorn config file (named there, or
     # ./gunicorn.conf.py) is the site owner's: theirs is kept.
     if "logger_class" not in kw and "config" not in kw and get_default_config_file() is None:

@@ -95,6 +95,78 @@ class TestDatabase:
             admin.dispose()
 
 
+# ``STOREPLATFORM_TEST_SERVED=waitress``: every test site is served over HTTP by the server
+# that development.ini starts (our waitress runner with that file's server section: its thread
+# count, its proxy handling, the pool fitted to it), and the tests talk to it over sockets.
+SERVED = "STOREPLATFORM_TEST_SERVED"
+DEVELOPMENT_INI = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                               "development.ini")
+
+
+def development_server_section():
+    """The ``[server:main]`` settings of development.ini, as its runner receives them."""
+    import configparser
+
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read(DEVELOPMENT_INI)
+    section = dict(parser["server:main"])
+    assert section.pop("use") == "egg:storeplatform#waitress", section
+    return section
+
+
+def served_by_environment(wsgi, registry):
+    server = os.environ.get(SERVED)
+    if not server:
+        return None
+    if server != "waitress":
+        raise ValueError(f"{SERVED} must be waitress, not {server!r}")
+    return served_over_http(wsgi, **{**development_server_section(), "host": "127.0.0.1", "port": "0"})
+
+
+def over_http(base_url):
+    """A WSGI app that sends each request to ``base_url`` over HTTP as it is (its Host header
+    too, so a test sees the URLs it sees in-process) and answers what the server answered."""
+    from wsgiproxy import HostProxy
+
+    class SameRequest(HostProxy):
+        header_map = {}  # no X-Forwarded-* of the proxy's own
+
+        def extract_uri(self, environ):
+            return self.uri
+
+    return SameRequest(base_url)
+
+
+@contextlib.contextmanager
+def served_over_http(wsgi, **section):
+    """Serve ``wsgi`` with the ``waitress`` runner's server and ``section``'s settings (a
+    server section of an ini file) on 127.0.0.1, for the block; yields the base URL."""
+    import threading
+
+    from waitress import wasyncore
+
+    from .server import waitress_server
+
+    from .db.pool import fit_pool
+
+    server = waitress_server(wsgi, {}, **{"port": "0", **section, "host": "127.0.0.1"})
+    # The test's own thread is one more (its requests in-process, its sessions).
+    fit_pool(wsgi.registry, int(server.adj.threads) + 1)
+    thread = threading.Thread(target=server.run, name="served-site", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}"
+    finally:
+        # Closed from the server's own loop (closing its sockets from here races its select):
+        # with nothing left in its map the loop returns.
+        try:
+            server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
+        except OSError:  # its trigger is closed: the loop has ended already
+            pass
+        thread.join(timeout=10)
+        server.task_dispatcher.shutdown()
+
+
 def _sqlite_tables(conn):
     return {row[0] for row in conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type='table'")}
 
@@ -117,7 +189,12 @@ class Site:
         self.settings = self.registry.settings
         self.hooks = self.registry["plugins"].hook
         self.wsgi = make_app(self.config)
-        self.app = TestApp(self.wsgi, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+        self._served = served_by_environment(self.wsgi, self.registry)
+        if self._served is None:
+            self.app = TestApp(self.wsgi, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+        else:
+            # Over HTTP: every request goes through the socket and the real server's threads.
+            self.app = TestApp(over_http(self._served.__enter__()), extra_environ={"REMOTE_ADDR": "127.0.0.1"})
         self.prefix = self.settings["storeplatform.rest_prefix"]
         self._users = {}
 
@@ -216,6 +293,8 @@ class Site:
             set_option(s, key, value)
 
     def close(self):
+        if self._served is not None:
+            self._served.__exit__(None, None, None)
         consumer = self.registry.get("queue.consumer")
         if consumer is not None:
             consumer.stop(graceful=True)

@@ -3,7 +3,6 @@ real Chromium (Debian's, driven by Playwright for Python; never a downloaded bro
 a demo-like user and screenshots at phone and desktop width."""
 import contextlib
 import tempfile
-import threading
 from pathlib import Path
 
 CHROMIUM = "/usr/bin/chromium"
@@ -13,20 +12,12 @@ WIDTHS = {"phone": (390, 844), "desktop": (1280, 800)}
 DEMO_PASSWORD = "demo-password"
 
 
-@contextlib.contextmanager
 def live_server(wsgi_app, threads=4):
-    """Serve ``wsgi_app`` on a free port of 127.0.0.1 for the block; yields its base URL."""
-    from waitress.server import create_server
+    """Serve ``wsgi_app`` on a free port of 127.0.0.1 for the block (our waitress runner's
+    server); yields its base URL."""
+    from .testing import served_over_http
 
-    server = create_server(wsgi_app, host="127.0.0.1", port=0, threads=threads, ident="storeplatform-test",
-                           expose_tracebacks=False, clear_untrusted_proxy_headers=True)
-    thread = threading.Thread(target=server.run, name="live-server", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.effective_port}"
-    finally:
-        server.close()
-        thread.join(timeout=10)
+    return served_over_http(wsgi_app, threads=str(threads), ident="storeplatform-test")
 
 
 @contextlib.contextmanager

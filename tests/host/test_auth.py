@@ -62,6 +62,7 @@ def test_anonymous_is_401_and_missing_capability_is_403(site):
     assert site.app.get("/api/store/v1/orders", headers=site.headers_for("shop_manager")).json == []
 
 
+@pytest.mark.in_process
 def test_consumer_key_over_https(make_site):
     site = make_site(**{"storeplatform.allow_http_consumer_keys": "false"})
     site.create_user("shop", "shop_manager")
@@ -76,6 +77,7 @@ def test_consumer_key_over_https(make_site):
     assert_error(bad, 401, "rest_authentication_failed")
 
 
+@pytest.mark.in_process
 def test_forwarded_proto_only_from_trusted_proxies(make_site):
     site = make_site(**{"storeplatform.allow_http_consumer_keys": "false",
                         "storeplatform.trusted_proxies": "10.0.0.5"})

@@ -160,3 +160,36 @@ storeplatform.secret = {database.secret}
         "storeplatform: error: sqlalchemy.pool_size is 6, but this process needs 18 connections (0 server threads "
         "and 8 task threads, 2 each, and 2 more): set sqlalchemy.pool_size to at least 18 (or auto), or run fewer "
         "threads"]
+
+
+@pytest.mark.parametrize("shipped, server_name, size, needed", [
+    ("development.ini", "main", 21, 22),           # waitress: 8 threads, the embedded consumer's 2
+    ("config/production.ini", "main", 3, 4),       # gunicorn sync workers: one thread each
+    ("config/production.ini", "gthread", 17, 18),  # gunicorn gthread workers: 8 threads each
+])
+def test_a_server_whose_threads_need_more_than_the_owners_pool_stops_with_one_line(database, tmp_path, shipped,
+                                                                                  server_name, size, needed):
+    """As the README starts them: the shipped server sections, with the owner's pool size one short."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from storeplatform.testing import cli_environ, free_port, queue_url
+
+    root = Path(__file__).resolve().parents[2]
+    text = (root / shipped).read_text()
+    text = re.sub(r"^\[app:main\]\n", f"[app:main]\nsqlalchemy.pool_size = {size}\n", text, count=1, flags=re.M)
+    ini = tmp_path / "site.ini"
+    ini.write_text(text)
+    env = {**cli_environ(), "STOREPLATFORM_DATABASE_URL": database.url, "STOREPLATFORM_HUEY_URL": queue_url(tmp_path),
+           "STOREPLATFORM_SECRET": database.secret}
+    pserve = str(Path(sys.executable).with_name("pserve"))
+    proc = subprocess.run([pserve, "-q", "--server-name", server_name, str(ini), f"http_port={free_port()}"],
+                          env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, (proc.returncode, proc.stderr)
+    errors = [line for line in proc.stderr.splitlines() if "error" in line.lower()]
+    assert errors == [f"storeplatform: error: sqlalchemy.pool_size is {size}, but this process needs {needed} "
+                      f"connections ({errors[0].split('(')[1].split(')')[0]}): set sqlalchemy.pool_size to at least "
+                      f"{needed} (or auto), or run fewer threads"], proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr

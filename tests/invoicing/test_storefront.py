@@ -67,6 +67,7 @@ def test_site_root_without_the_parameter_is_not_ours(shop):
     assert_error(shop.app.get("/?key=abc", status=404), 404, "rest_no_route")
 
 
+@pytest.mark.in_process
 def test_rate_limit_per_address(shop):
     shop.set_option("invoicing.download_rate_limit", 3)
     fresh_window()
@@ -99,6 +100,7 @@ def test_rate_limit_is_shared_by_processes(make_site, shop):
     assert_error(shop.app.get(link, status=429), 429, "invoicing_too_many_requests")
 
 
+@pytest.mark.in_process
 def test_forwarded_address_counts_only_behind_a_trusted_proxy(make_shop):
     shop = make_shop(**{"storeplatform.trusted_proxies": "127.0.0.1"})
     shop.set_option("invoicing.download_rate_limit", 1)

@@ -101,6 +101,7 @@ def test_over_plain_http_where_basic_with_a_consumer_secret_is_refused(make_site
     assert client.request("GET", "/api/store/v1/users/me", (key, secret)).json["login"] == "shop"
 
 
+@pytest.mark.in_process
 def test_over_https_also_accepted(make_site):
     site = make_site(**{"storeplatform.plugins": "oauth", "storeplatform.allow_http_consumer_keys": "false"})
     client = OAuthClient(site, base="https://localhost")
