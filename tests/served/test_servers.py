@@ -1,0 +1,34 @@
+"""The real servers as the README starts them, driven over sockets by concurrent clients on
+every namespace (store/v1, pricecalc/v1, invoicing/v1, events/v1, and OAuth where the ini enables
+it), on the run's backend: SQLite + Huey on SQLite by default, PostgreSQL + Redis when the
+environment names them. Each configuration gets at least twice as many clients as it has
+server threads. Nothing may fail: every answer has the status chosen for its request, none
+takes longer than 5 s, no traceback is logged, and afterwards every row a client created is
+read back and the list totals equal what was created (helpers.py). Each run leaves its report
+(failures, requests per kind with errors and durations, timings) and the processes' output in
+its tmp_path: report.txt, server.log, worker.log."""
+from .helpers import DEVELOPMENT_INI, PRODUCTION_INI, serve_and_drive
+
+
+def test_pserve_development_ini_waitress_with_embedded_worker(tmp_path):
+    # waitress, threads = 8, the embedded consumer's 2 threads, oauth enabled: 16 clients.
+    found, text = serve_and_drive(tmp_path, "pserve development.ini (waitress, 8 threads)", DEVELOPMENT_INI, [],
+                                  clients=16, oauth=True)
+    print(text.split("\n\n--- last lines")[0])  # the numbers (pytest -s, -rP); the logs' tails on failure
+    assert not found, text
+
+
+def test_pserve_production_ini_gunicorn_sync_workers_and_a_worker_process(tmp_path):
+    # gunicorn, 4 sync workers (one request at a time each), `storeplatform worker` beside: 8 clients.
+    found, text = serve_and_drive(tmp_path, "pserve -q config/production.ini (gunicorn sync, 4 workers)",
+                                  PRODUCTION_INI, ["-q"], clients=8, worker=True)
+    print(text.split("\n\n--- last lines")[0])  # the numbers (pytest -s, -rP); the logs' tails on failure
+    assert not found, text
+
+
+def test_pserve_production_ini_gunicorn_gthread_workers_and_a_worker_process(tmp_path):
+    # [server:gthread]: 2 gthread workers x 8 threads = 16 server threads: 32 clients.
+    found, text = serve_and_drive(tmp_path, "pserve -q --server-name gthread config/production.ini (2 x 8 threads)",
+                                  PRODUCTION_INI, ["-q", "--server-name", "gthread"], clients=32, worker=True)
+    print(text.split("\n\n--- last lines")[0])  # the numbers (pytest -s, -rP); the logs' tails on failure
+    assert not found, text
