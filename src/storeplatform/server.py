@@ -66,11 +66,9 @@ def _fit_pool(app, web_threads):
 def waitress_server(app, global_conf, host="127.0.0.1", port="6543", **kw):
     """The waitress server the ``waitress`` runner serves with, made and bound but not running
     (tests serve their sites with it)."""
-    from waitress.adjustments import Adjustments
     from waitress.server import create_server
 
     _check_proxy_settings(kw, _WAITRESS_PROXY_SETTINGS, "waitress")
-    _fit_pool(app, int(kw.get("threads") or Adjustments.threads))
     return create_server(app, host=host, port=_port(global_conf, port), clear_untrusted_proxy_headers=False, **kw)
 
 
@@ -78,6 +76,7 @@ def waitress(app, global_conf, host="127.0.0.1", port="6543", **kw):
     import logging
 
     server = waitress_server(app, global_conf, host, port, **kw)
+    _fit_pool(app, server.adj.threads)
     logging.basicConfig()  # as waitress.serve: a handler for waitress's own lines when nothing configured one
     server.print_listen("Serving on http://{}:{}")
     server.run()

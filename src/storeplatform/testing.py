@@ -147,11 +147,13 @@ def served_over_http(wsgi, **section):
 
     from .server import waitress_server
 
-    from .db.pool import fit_pool
+    from .db.pool import PER_WEB_THREAD
 
     server = waitress_server(wsgi, {}, **{"port": "0", **section, "host": "127.0.0.1"})
-    # The test's own thread is one more (its requests in-process, its sessions).
-    fit_pool(wsgi.registry, int(server.adj.threads) + 1)
+    # The server's threads come on top of what the site already serves (the test's own thread,
+    # its workers, a second server of the same site).
+    pool = wsgi.registry["db.engine"].pool
+    pool.resize(pool.size() + PER_WEB_THREAD * server.adj.threads)
     thread = threading.Thread(target=server.run, name="served-site", daemon=True)
     thread.start()
     try:

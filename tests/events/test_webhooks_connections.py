@@ -28,6 +28,7 @@ def keep_alive():
     receiver.close()
 
 
+@pytest.mark.in_process
 @pytest.mark.parametrize("policy", POLICIES)
 def test_deliveries_of_a_thread_share_its_connection_and_nothing_else(make_site, keep_alive, policy):
     site = hooks_site(make_site, **POLICIES[policy])  # Huey in immediate mode: one thread sends
@@ -41,6 +42,7 @@ def test_deliveries_of_a_thread_share_its_connection_and_nothing_else(make_site,
     assert {d["status"] for d in site.deliveries()} == {"delivered"}
 
 
+@pytest.mark.in_process
 def test_a_connection_that_rested_is_not_reused(wh, keep_alive, monkeypatch):
     # Long enough that two requests in a row stay within it on a loaded machine (0.05 s did not).
     monkeypatch.setattr(connections, "IDLE_LIMIT", 0.5)

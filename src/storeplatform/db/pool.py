@@ -21,6 +21,8 @@ Whatever the reason a connection does not come (a server run by hand with more t
 we were told, a database at its limit), a request waits ``sqlalchemy.pool_timeout`` seconds
 at most and answers 503 with ``Retry-After`` (``rest/errors.py``).
 """
+import logging
+
 from sqlalchemy.pool import QueuePool
 
 PER_WEB_THREAD = 2
@@ -48,6 +50,12 @@ class SitePool(QueuePool):
     (``max_overflow`` 0: an overflow connection is closed each time it is given back, a
     reconnection per request for the transactions of their own), and resizable before the
     process serves."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # SQLAlchemy names a pool's logger after its class's module: ours would log its INFO
+        # lines ("Pool recreating" in each gunicorn worker) as the platform's own.
+        self.logger = logging.getLogger("sqlalchemy.pool.impl.QueuePool")
 
     def resize(self, size):
         """Hold ``size`` connections at most. Called at start-up, before any thread waits for
