@@ -126,6 +126,8 @@ def served_by_environment(wsgi, registry):
 def over_http(base_url):
     """A WSGI app that sends each request to ``base_url`` over HTTP as it is (its Host header
     too, so a test sees the URLs it sees in-process) and answers what the server answered."""
+    import re
+
     from wsgiproxy import HostProxy
 
     class SameRequest(HostProxy):
@@ -134,7 +136,15 @@ def over_http(base_url):
         def extract_uri(self, environ):
             return self.uri
 
-    return SameRequest(base_url)
+    proxy = SameRequest(base_url)
+    control = re.compile(r"[\x00-\x20\x7f]")
+
+    def send(environ, start_response):
+        # Escaped as a client escapes them on the wire (the proxy sends the rest as it is).
+        environ["PATH_INFO"] = control.sub(lambda m: f"%{ord(m.group()):02X}", environ["PATH_INFO"])
+        return proxy(environ, start_response)
+
+    return send
 
 
 @contextlib.contextmanager

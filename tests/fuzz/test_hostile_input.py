@@ -178,6 +178,7 @@ def test_case_insensitive_search_beyond_ascii(hostile):
         assert [p["name"] for p in found] == expected, term
 
 
+@pytest.mark.in_process
 def test_behind_a_trusted_proxy_the_clients_scheme_counts(make_site):
     site = make_site(**{"storeplatform.allow_http_consumer_keys": "false",
                         "storeplatform.trusted_proxies": "10.0.0.0/8, 192.0.2.1"})
