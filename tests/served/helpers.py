@@ -15,6 +15,11 @@ driven over sockets by concurrent clients with application passwords.
   recorded, and what each client created is written down for ``verify``.
 - ``verify``: afterwards, every row a client created is read back through GET, and the list
   totals (``X-Total``) equal the number created.
+- ``Webhooks`` (development.ini only): a receiver on 127.0.0.1 and a webhook per topic
+  (``event.created``, ``event.updated``) registered through REST before the drive; afterwards,
+  once every delivery has finished (at most WEBHOOK_WAIT), each created and each updated event
+  reached the receiver exactly once, signed, and its delivery is ``delivered`` (issue #26: under
+  load the pool ran dry and deliveries stayed ``pending`` or ``sending``).
 """
 import base64
 import contextlib
@@ -36,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
+from events.webhook_receiver import Receiver  # tests/events: a real receiver that records each POST
 from storeplatform.testing import cli_environ, free_port, server_database_url, server_huey_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,6 +59,8 @@ DRIVE_SECONDS = 5.0
 MAX_ROUNDS = 60
 PASSWORD = "served-password-1"
 API = "/api"
+# After the drive, how long every webhook delivery may take to reach its receiver and be recorded.
+WEBHOOK_WAIT = 30.0
 
 
 # --- the site's database and queue -------------------------------------------------------------
@@ -419,6 +427,7 @@ class Ledger:
     orders: dict = field(default_factory=dict)  # id -> tickets
     documents: dict = field(default_factory=dict)  # order id -> display number
     checked_in: set = field(default_factory=set)  # ticket codes
+    updated: set = field(default_factory=set)  # event ids whose PUT was answered 200
     unknown: Counter = field(default_factory=Counter)  # kind -> creates without an answer
 
 
@@ -465,8 +474,11 @@ def _round(c, ledger, creds, name, k):
     if event_id is None:
         return
     ledger.events[event_id] = f"Concert {name}"
-    c.call("PUT events/v1/events/{id}", "PUT", f"{E}/events/{event_id}",
-           {"excerpt": f"Round {k}", "event_status": "scheduled", "featured": k % 3 == 0})
+    if c.call("PUT events/v1/events/{id}", "PUT", f"{E}/events/{event_id}",
+              {"excerpt": f"Round {k}", "event_status": "scheduled", "featured": k % 3 == 0}) is not None:
+        ledger.updated.add(event_id)
+    elif c.calls[-1].status is None:
+        ledger.unknown["updates"] += 1  # no answer: the event may or may not have been updated
     if k % 2 == 0:
         answer = c.call("POST events/v1/venues", "POST", f"{E}/venues",
                         {"name": f"Hall {name}", "city": "Vienna", "capacity": 300}, expect=201)
@@ -574,6 +586,7 @@ def drive(port, creds, clients, seconds=DRIVE_SECONDS, tag="s"):
         for kind in ("products", "events", "venues", "organizers", "orders", "documents"):
             getattr(ledger, kind).update(getattr(part, kind))
         ledger.checked_in |= part.checked_in
+        ledger.updated |= part.updated
         ledger.unknown.update(part.unknown)
     return Outcome(calls, ledger, time.monotonic() - began, clients)
 
@@ -690,6 +703,175 @@ def _compare_total(problems, kind, total, created, unknown):
         problems.append(f"list {kind}: X-Total {total}, {created} created and {unknown} creates unanswered")
 
 
+# --- webhooks ----------------------------------------------------------------------------------
+
+# The topics the clients fire: each created event once on event.created, each update once on
+# event.updated (events.md: "Events created or updated through the REST API fire once").
+WEBHOOK_TOPICS = ("event.created", "event.updated")
+_UNFINISHED = ("pending", "sending")
+
+
+class Webhooks:
+    """A real receiver on 127.0.0.1 (it answers 200 and records every POST) and one webhook per
+    topic of WEBHOOK_TOPICS registered through REST, each with a secret of its own. Only a site
+    that allows private targets (development.ini) can deliver to it."""
+
+    def __init__(self):
+        self.receiver = Receiver(keep_alive=True)
+        self.hooks = {}  # topic -> (webhook id, secret)
+        self.calls = []
+        self.lines = []  # for the report's summary
+        self.problems = []
+
+    def close(self):
+        self.receiver.close()
+
+    def register(self, port, creds, server):
+        """POST /webhooks for each topic as the administrator; a refusal stops the test."""
+        c = Client(port, creds.admin)
+        try:
+            for topic in WEBHOOK_TOPICS:
+                secret = secrets.token_hex(16)
+                body = {"name": f"served {topic}", "url": self.receiver.url(f"/hook/{topic}"), "topic": topic,
+                        "secret": secret}
+                answer = c.call("POST events/v1/webhooks", "POST", f"{API}/events/v1/webhooks", body, expect=201)
+                if answer is None:
+                    raise AssertionError(f"webhook {topic} not registered: {c.calls[-1].problem}\n{server.tail(40)}")
+                hook = answer.json()
+                assert hook["status"] == "active" and hook["secret"] == secret and hook["topic"] == topic, hook
+                self.hooks[topic] = (hook["id"], secret)
+        finally:
+            c.close()
+            self.calls += c.calls
+
+    def expected(self, ledger):
+        """topic -> (event ids that must be delivered once each, creates/updates without an answer)."""
+        return {"event.created": (set(ledger.events), ledger.unknown["events"]),
+                "event.updated": (set(ledger.updated), ledger.unknown["updates"])}
+
+    def _received(self, topic):
+        return self.receiver.posts(f"/hook/{topic}")
+
+    def wait(self, database_url, ledger, timeout=WEBHOOK_WAIT):
+        """Until the receiver has every expected delivery and none is ``pending`` or ``sending``
+        in the delivery log, at most ``timeout``; returns (seconds, the log's rows at the end).
+
+        The log is read from the site's database (its table, as the admin's delivery page reads
+        it): no REST route reads it (events.md, delivery rule 7: "The last 100 deliveries are
+        kept in a log; no endpoint reads it"); the admin's page is HTML capped at 100 rows, and
+        the CLI (``storeplatform events webhooks deliveries``) shows no uuids and costs a
+        process (seconds of CPU) per poll."""
+        from sqlalchemy import create_engine, text
+        from sqlalchemy.pool import NullPool
+
+        expected = self.expected(ledger)
+        ids = [hook_id for hook_id, _ in self.hooks.values()]
+        query = text("SELECT id, webhook_id, uuid, status, response_code, error FROM evt_webhook_deliveries "
+                     "WHERE webhook_id IN (%s) ORDER BY id" % ", ".join(str(int(i)) for i in ids))
+        engine = create_engine(database_url, poolclass=NullPool)
+        began = time.monotonic()
+        try:
+            while True:
+                with engine.connect() as conn:
+                    rows = [row._asdict() for row in conn.execute(query)]
+                unfinished = [r for r in rows if r["status"] in _UNFINISHED]
+                arrived = all(len(self._received(topic)) >= len(expected[topic][0]) for topic in self.hooks)
+                if (arrived and not unfinished) or time.monotonic() - began > timeout:
+                    return time.monotonic() - began, rows
+                time.sleep(0.1)
+        finally:
+            engine.dispose()
+
+    def check(self, port, creds, ledger, rows, seconds, servers):
+        """Every way the deliveries went wrong, as text lines (empty: all delivered)."""
+        problems = []
+        expected = self.expected(ledger)
+        all_received = {}
+        for topic, (hook_id, secret) in self.hooks.items():
+            want, unknown = expected[topic]
+            posts = self._received(topic)
+            uuids = Counter(p.headers.get("X-EVT-Delivery") for p in posts)
+            event_ids = Counter()
+            bad = []
+            for post in posts:
+                all_received[post.headers.get("X-EVT-Delivery")] = topic
+                signature = hmac.new(secret.encode(), post.body, hashlib.sha256).hexdigest()
+                try:
+                    body = json.loads(post.body)
+                except ValueError:
+                    body = {}
+                event_ids[(body.get("data") or {}).get("id")] += 1
+                if not (hmac.compare_digest(signature, post.headers.get("X-EVT-Signature", ""))
+                        and post.headers.get("X-EVT-Webhook-ID") == str(hook_id)
+                        and post.headers.get("X-EVT-Topic") == topic and body.get("topic") == topic
+                        and body.get("webhook_id") == hook_id
+                        and post.headers.get("X-EVT-Timestamp") == body.get("timestamp")):
+                    bad.append(post)
+            if bad:
+                problems.append(f"{topic}: {len(bad)} deliveries badly signed or addressed, e.g. headers "
+                                f"{bad[0].headers} body {bad[0].body[:200]!r}")
+            twice = {u: n for u, n in uuids.items() if n > 1}
+            if twice:
+                problems.append(f"{topic}: {len(twice)} deliveries received more than once (X-EVT-Delivery), "
+                                f"e.g. {list(twice.items())[:3]}")
+            if None in uuids:
+                problems.append(f"{topic}: {uuids[None]} deliveries without X-EVT-Delivery")
+            repeated = {i: n for i, n in event_ids.items() if n > 1}
+            if repeated:
+                problems.append(f"{topic}: {len(repeated)} events delivered more than once, "
+                                f"e.g. {sorted(repeated.items())[:5]}")
+            missing, extra = want - set(event_ids), set(event_ids) - want
+            which = "; ".join(f"{len(ids)} {kind}, e.g. {sorted(ids, key=str)[:5]}"
+                              for kind, ids in (("missing", missing), ("unexpected", extra)) if ids)
+            if unknown == 0 and (missing or extra or len(posts) != len(want)):
+                problems.append(f"{topic}: {len(posts)} deliveries received for {len(want)} events ({which})")
+            elif unknown and (missing or not len(want) <= len(posts) <= len(want) + unknown):
+                problems.append(f"{topic}: {len(posts)} deliveries received for {len(want)} events and {unknown} "
+                                f"requests without an answer ({which})")
+            # The log: pending and sending rows are never pruned; finished ones are (the last 100 of
+            # all webhooks are kept), so the log holds at most 100 of a long drive's deliveries.
+            mine = [r for r in rows if r["webhook_id"] == hook_id]
+            statuses = Counter(r["status"] for r in mine)
+            self.lines.append(f"  {topic} (webhook {hook_id}): {len(want)} events, {len(posts)} deliveries received, "
+                              f"log {dict(sorted(statuses.items()))}")
+            # State of the webhook through REST: still active, no failure counted.
+            c = Client(port, creds.admin)
+            answer = c.call("GET events/v1/webhooks/{id}", "GET", f"{API}/events/v1/webhooks/{hook_id}")
+            c.close()
+            self.calls += c.calls
+            if answer is None:
+                problems.append(f"{topic}: GET webhooks/{hook_id}: {c.calls[-1].problem}")
+            elif (answer.json().get("status"), answer.json().get("failures")) != ("active", 0):
+                problems.append(f"{topic}: webhook {hook_id} is {answer.json().get('status')} with "
+                                f"{answer.json().get('failures')} failures counted")
+        statuses = Counter(r["status"] for r in rows)
+        not_delivered = [r for r in rows if r["status"] != "delivered"]
+        if not_delivered:
+            problems.append(f"{len(not_delivered)} deliveries not delivered {seconds:.1f}s after the drive "
+                            f"({dict(statuses)}), e.g. " + "; ".join(
+                                f"id {r['id']} {r['status']} code {r['response_code']} error {r['error']}"
+                                for r in not_delivered[:5]))
+        unseen = [r for r in rows if r["status"] == "delivered" and r["uuid"] not in all_received]
+        if unseen:
+            problems.append(f"{len(unseen)} deliveries logged delivered that the receiver never got, "
+                            f"e.g. ids {[r['id'] for r in unseen[:5]]}")
+        in_log = sum(1 for r in rows if r["uuid"] in all_received)
+        pruned = len(all_received) - in_log
+        if len(all_received) <= 100 and pruned:
+            problems.append(f"{pruned} received deliveries are missing from the log (kept: the last 100)")
+        # A failed delivery may have been pruned from the log: its WARNING line stays in the output.
+        for server in servers:
+            failed = [line for line in server.text().splitlines()
+                      if "storeplatform_events.webhooks" in line and " failed: " in line]
+            if failed:
+                problems.append(f"{len(failed)} failed deliveries logged by {server.name}, e.g. {failed[0][:300]}")
+        finished = "every one finished" if not any(r["status"] in _UNFINISHED for r in rows) else "NOT all finished"
+        self.lines.insert(0, f"webhooks: {len(all_received)} deliveries received, {finished} {seconds:.1f}s after "
+                             f"the drive; the log holds {len(rows)} rows, {in_log} of the received ones ({pruned} "
+                             f"older ones pruned); delivery ids up to {max((r['id'] for r in rows), default=0)}")
+        return problems
+
+
 # --- the report --------------------------------------------------------------------------------
 
 def summary(outcome, verify_calls=()):
@@ -710,7 +892,7 @@ def summary(outcome, verify_calls=()):
     return "\n".join(lines)
 
 
-def failures(outcome, verify_problems, verify_calls, servers):
+def failures(outcome, verify_problems, verify_calls, servers, webhook_problems=()):
     """Every way the run failed, as text lines (empty: it passed)."""
     found = []
     errors = outcome.errors()
@@ -726,6 +908,9 @@ def failures(outcome, verify_problems, verify_calls, servers):
     if verify_problems:
         found.append(f"{len(verify_problems)} consistency problems afterwards:")
         found += [f"  {p}" for p in verify_problems[:15]]
+    if webhook_problems:
+        found.append(f"{len(webhook_problems)} webhook delivery problems:")
+        found += [f"  {p}" for p in webhook_problems]
     for server in servers:
         text = server.text()
         if "Traceback" in text:
@@ -740,10 +925,13 @@ def _shape(problem):
     return problem[:120]
 
 
-def report(outcome, verify_problems, verify_calls, servers, timings):
-    found = failures(outcome, verify_problems, verify_calls, servers)
-    text = "\n".join(found) + "\n\n" + summary(outcome, verify_calls) + "\n\ntimings: " + \
-        ", ".join(f"{k} {v:.1f}s" for k, v in timings.items())
+def report(outcome, verify_problems, verify_calls, servers, timings, webhooks=None):
+    webhook_problems = webhooks.problems if webhooks is not None else ()
+    found = failures(outcome, verify_problems, verify_calls, servers, webhook_problems)
+    text = "\n".join(found) + "\n\n" + summary(outcome, verify_calls)
+    if webhooks is not None:
+        text += "\n" + "\n".join(webhooks.lines)
+    text += "\n\ntimings: " + ", ".join(f"{k} {v:.1f}s" for k, v in timings.items())
     notes = [n for s in servers for n in s.notes]
     if notes:
         text += "\nprocesses: " + "; ".join(notes)
@@ -752,14 +940,18 @@ def report(outcome, verify_problems, verify_calls, servers, timings):
     return found, text
 
 
-def serve_and_drive(tmp_path, name, ini, server_args, clients, worker=False, oauth=False):
+def serve_and_drive(tmp_path, name, ini, server_args, clients, worker=False, oauth=False, webhooks=False):
     """The whole run of one served configuration: a fresh backend, the site prepared with the
     CLI, ``pserve INI http_port=N *server_args`` (and with ``worker`` a standalone
-    ``storeplatform -c INI worker``), ``clients`` clients for DRIVE_SECONDS, everything read back,
-    the processes stopped. Returns (failures, report text)."""
+    ``storeplatform -c INI worker``; with ``webhooks`` a receiver and its webhooks, see
+    ``Webhooks``), ``clients`` clients for DRIVE_SECONDS, every webhook delivery awaited and
+    checked, everything read back, the processes stopped. Returns (failures, report text)."""
     timings = {}
     began = time.monotonic()
-    with backend(tmp_path) as site:
+    hooks = Webhooks() if webhooks else None
+    with contextlib.ExitStack() as stack, backend(tmp_path) as site:
+        if hooks is not None:
+            stack.callback(hooks.close)
         env = site.environ()
         creds, timings["cli set-up"] = prepare_site(ini, env, tmp_path, oauth=oauth)
         port = free_port()
@@ -775,15 +967,21 @@ def serve_and_drive(tmp_path, name, ini, server_args, clients, worker=False, oau
                 started.append(consumer)
                 servers.append(consumer)
             timings["server ready"] = wait_ready(port, server)
+            if hooks is not None:
+                hooks.register(port, creds, server)
             outcome = drive(port, creds, clients)
             timings["load"] = outcome.seconds
+            if hooks is not None:
+                timings["webhooks delivered"], rows = hooks.wait(site.database_url, outcome.ledger)
+                hooks.problems = hooks.check(port, creds, outcome.ledger, rows, timings["webhooks delivered"],
+                                             servers)
             verified = time.monotonic()
             problems, verify_calls = verify(port, creds, outcome.ledger)
             timings["verify"] = time.monotonic() - verified
             stopping = time.monotonic()
         timings["stop"] = time.monotonic() - stopping
     timings["total"] = time.monotonic() - began
-    found, text = report(outcome, problems, verify_calls, servers, timings)
+    found, text = report(outcome, problems, verify_calls, servers, timings, hooks)
     text = f"{name} on {site.kind}, port {port}\n" + text
     (tmp_path / "report.txt").write_text(text)
     return found, text
