@@ -12,16 +12,14 @@ from storeplatform.testing import cli_environ
 
 TOOL = str(Path(sys.executable).with_name("storeplatform"))
 PLUGINS = "events invoicing pricecalc"
+# One check in the command line's entry point covers every command but migrate: a host command
+# that writes, one that reads, the worker and a plugin's command stand for the rest (each is a
+# Python start-up of ~2 s).
 COMMANDS = [
     ("user", "create", "alice", "--role", "customer"),
-    ("consumer-key", "list"),
     ("option", "get", "store.name"),
-    ("option", "set", "store.name", "Shop"),
-    ("demo",),
     ("worker", "--workers", "1"),
     ("events", "category", "create", "Concerts"),
-    ("events", "webhooks", "list"),
-    ("invoicing", "regenerate", "--no-wait"),
 ]
 
 
