@@ -25,6 +25,8 @@ import logging
 
 from sqlalchemy.pool import QueuePool
 
+from ..values import is_digits
+
 PER_WEB_THREAD = 2
 PER_TASK_THREAD = 2
 PER_PROCESS = 2
@@ -74,7 +76,7 @@ def pool_settings(settings):
     text = str(settings.get("sqlalchemy.pool_size") or AUTO).strip().lower()
     if text == AUTO:
         size = AUTO
-    elif text.isascii() and text.isdigit() and 1 <= int(text) <= 10_000:
+    elif is_digits(text) and 1 <= int(text) <= 10_000:
         size = int(text)
     else:
         raise ValueError(f"sqlalchemy.pool_size must be auto or a whole number of at least 1, not {text!r}")
