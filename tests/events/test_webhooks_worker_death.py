@@ -128,9 +128,16 @@ def write_worker_ini(path, site):
 
 
 def start_worker(ini):
-    # A process group of its own: SIGKILL of the group is how a machine loses a worker.
-    return subprocess.Popen([TOOL, "-c", str(ini), "worker", "--workers", "4"], env=cli_environ(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    # A process group of its own: SIGKILL of the group is how a machine loses a worker. Its
+    # output goes to worker-N.log beside the ini (shown when a test fails).
+    logs = sorted(Path(ini).parent.glob("worker-*.log"))
+    with open(Path(ini).parent / f"worker-{len(logs)}.log", "wb") as out:
+        return subprocess.Popen([TOOL, "-c", str(ini), "worker", "--workers", "4"], env=cli_environ(),
+                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def worker_logs(tmp_path):
+    return "\n".join(f"--- {log.name}\n{log.read_text()[-3000:]}" for log in sorted(tmp_path.glob("worker-*.log")))
 
 
 def kill(proc):
@@ -193,7 +200,8 @@ def test_a_worker_stopped_with_sigterm_finishes_what_it_was_sending(make_site, t
         worker.wait(timeout=30)
     statuses = [r["status"] for r in rows_of(site)]
     # The requests under way were answered and recorded; the rest waits in the queue.
-    assert "sending" not in statuses and statuses.count("delivered") == len(receiver.posts()) >= 1
+    assert "sending" not in statuses and statuses.count("delivered") == len(receiver.posts()) >= 1, \
+        (statuses, worker_logs(tmp_path))
     assert set(statuses) == {"delivered", "pending"}
 
 
