@@ -96,8 +96,9 @@ class TestDatabase:
 
 
 # ``STOREPLATFORM_TEST_SERVED=waitress``: every test site is served over HTTP by the server
-# that development.ini starts (our waitress runner with that file's server section: its thread
-# count, its proxy handling, the pool fitted to it), and the tests talk to it over sockets.
+# that development.ini starts (our waitress runner's server with that file's server section: its
+# thread count, its proxy handling; the pool grows by what its threads need), and the tests talk
+# to it over sockets.
 SERVED = "STOREPLATFORM_TEST_SERVED"
 DEVELOPMENT_INI = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                                "development.ini")
@@ -114,7 +115,7 @@ def development_server_section():
     return section
 
 
-def served_by_environment(wsgi, registry):
+def served_by_environment(wsgi):
     server = os.environ.get(SERVED)
     if not server:
         return None
@@ -155,9 +156,8 @@ def served_over_http(wsgi, **section):
 
     from waitress import wasyncore
 
-    from .server import waitress_server
-
     from .db.pool import PER_WEB_THREAD
+    from .server import waitress_server
 
     server = waitress_server(wsgi, {}, **{"port": "0", **section, "host": "127.0.0.1"})
     # The server's threads come on top of what the site already serves (the test's own thread,
@@ -201,7 +201,7 @@ class Site:
         self.settings = self.registry.settings
         self.hooks = self.registry["plugins"].hook
         self.wsgi = make_app(self.config)
-        self._served = served_by_environment(self.wsgi, self.registry)
+        self._served = served_by_environment(self.wsgi)
         if self._served is None:
             self.app = TestApp(self.wsgi, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
         else:
