@@ -7,7 +7,7 @@ from alembic import command
 from sqlalchemy import insert, select
 
 from storeplatform import make_config
-from storeplatform.api import consumer_key_credentials
+from storeplatform.api.advanced import consumer_key_credentials
 from storeplatform.auth.tokens import keyed_hash
 from storeplatform.migrate import alembic_config, upgrade
 from storeplatform.store.models import ConsumerKey, User

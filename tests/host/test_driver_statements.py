@@ -6,7 +6,8 @@ from datetime import datetime, timezone
 import pytest
 from sqlalchemy import bindparam, event, func, insert, select, update
 
-from storeplatform.api import DriverStatement, Post, Service, Term, cached_by_generation, hookimpl
+from storeplatform.api import Post, Service, Term, cached_by_generation, hookimpl
+from storeplatform.api.advanced import DriverStatement
 
 TERMS = Term.__table__
 ADD_TERM = DriverStatement(insert(TERMS).values(taxonomy="driver", name=bindparam("name"), slug=bindparam("name"),

@@ -316,7 +316,8 @@ def test_an_option_set_for_the_first_time_by_two_transactions_at_once(shop):
 
     from sqlalchemy.exc import SQLAlchemyError
 
-    from storeplatform.api import set_option, site_options, site_transaction
+    from storeplatform.api import set_option, site_options
+    from storeplatform.api.advanced import site_transaction
 
     registry = shop.registry
     second = {}

@@ -2,7 +2,8 @@
 moves the ticket, and its row count tells which of two simultaneous scans won."""
 from sqlalchemy import bindparam, literal_column, select, update
 
-from storeplatform.api import DriverStatement, Post, id_in_range, utcnow
+from storeplatform.api import Post, id_in_range, utcnow
+from storeplatform.api.advanced import DriverStatement
 
 from . import actions
 from .errors import (

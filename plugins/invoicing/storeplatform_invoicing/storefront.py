@@ -7,7 +7,8 @@ from urllib.parse import quote, urlencode
 from pyramid.response import Response
 from sqlalchemy import delete
 
-from storeplatform.api import is_digits, site_transaction
+from storeplatform.api import is_digits
+from storeplatform.api.advanced import site_transaction
 
 from .documents import current_document
 from .errors import DOCUMENT_NOT_FOUND, INVALID_LINK, TOO_MANY_REQUESTS

@@ -3,7 +3,7 @@ the site: the database's unique constraint decides."""
 from sqlalchemy import delete
 from zope.sqlalchemy import mark_changed
 
-from storeplatform.api import site_transaction
+from storeplatform.api.advanced import site_transaction
 
 from .models import OAuthNonce
 

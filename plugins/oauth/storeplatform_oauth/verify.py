@@ -5,12 +5,8 @@ from types import SimpleNamespace
 
 from oauthlib.oauth1.rfc5849.signature import verify_hmac_sha1, verify_hmac_sha256
 
-from storeplatform.api import (
-    Identity,
-    consumer_key_credentials,
-    is_digits,
-    require_consumer_key_permission,
-)
+from storeplatform.api import Identity, is_digits
+from storeplatform.api.advanced import consumer_key_credentials, require_consumer_key_permission
 
 from . import errors
 from .nonces import record_nonce

@@ -12,7 +12,8 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import Integer, and_, bindparam, case, delete, func, or_, select, update
 
-from storeplatform.api import DriverStatement, UTCDateTime, cached_by_generation, enqueue_after_commit, utcnow
+from storeplatform.api import UTCDateTime, cached_by_generation, enqueue_after_commit, utcnow
+from storeplatform.api.advanced import DriverStatement
 
 from .delivery import Attempt, Outcome
 from .models import (

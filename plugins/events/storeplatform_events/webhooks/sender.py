@@ -19,7 +19,8 @@ import threading
 
 from sqlalchemy import event
 
-from storeplatform.api import site_transaction, utcnow
+from storeplatform.api import utcnow
+from storeplatform.api.advanced import site_transaction
 
 from .connections import AttemptRefused
 from .delivery import DeliveryClient, signed_attempt

@@ -7,7 +7,7 @@ The host's rule for every table with its own ids: a deleted webhook's id must no
 for a new one while the delivery log still names it (the same for attendees and deliveries).
 The detail tables are keyed by their post's id and need nothing.
 """
-from storeplatform.api import never_reuse_ids
+from storeplatform.api.advanced import never_reuse_ids
 
 revision = 'evt0004'
 down_revision = 'evt0003'

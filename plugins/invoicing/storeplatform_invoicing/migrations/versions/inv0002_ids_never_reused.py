@@ -6,7 +6,7 @@ Revises: inv0001
 The host's rule for every table with its own ids; the other invoicing tables are keyed by what
 they count.
 """
-from storeplatform.api import never_reuse_ids
+from storeplatform.api.advanced import never_reuse_ids
 
 revision = 'inv0002'
 down_revision = 'inv0001'

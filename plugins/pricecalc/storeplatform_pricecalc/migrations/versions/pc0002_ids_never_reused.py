@@ -3,7 +3,7 @@
 Revision ID: pc0002
 Revises: pc0001
 """
-from storeplatform.api import never_reuse_ids
+from storeplatform.api.advanced import never_reuse_ids
 
 revision = 'pc0002'
 down_revision = 'pc0001'

@@ -1,5 +1,10 @@
-"""The plugin API: everything a plugin (ours or a third party's) uses of the host, and the only
-module of ``storeplatform`` a plugin imports (a test keeps it so). docs/plugins.md describes it.
+"""The plugin API: everything a plugin (ours or a third party's) uses of the host, and with
+``storeplatform.api.advanced`` the only modules of ``storeplatform`` a plugin imports (a test
+keeps it so). docs/plugins.md describes every name of both.
+
+This is the everyday face; ``storeplatform.api.advanced`` holds what few plugins need (driver
+statements, transactions of their own, the registry behind a session, consumer-key checks for
+an authentication method, migration steps).
 
 Besides these names, a plugin gets, inside a web request:
 
@@ -21,36 +26,34 @@ and ``config.add_error_translation(DomainError, to_rest_error)``; for admin page
 """
 from huey import crontab
 
-from .admin.forms import form_values, refuse_form
-from .admin.guard import admin_redirect, admin_url
-from .admin.pages import AdminPage, admin_view
-from .auth import (ConsumerKeyCredentials, Identity, consumer_key_credentials, require,
-                   require_consumer_key_permission, user_can)
-from .cli import CliError, Parser
-from .db.generations import (add_generation_triggers, cached_by_generation, drop_generation_triggers,
-                             generation, statement_key)
-from .db import Base, get_by_id, get_or_404, hooks_of, never_reuse_ids, registry_of, request_of, site_transaction
-from .db.statements import DriverStatement
-from .db.types import Money, UTCDateTime, utcnow
-from .errors import (BAD_REQUEST, FORBIDDEN, INTERNAL_ERROR, INVALID_JSON, INVALID_PARAM, NO_ROUTE, NOT_LOGGED_IN,
-                     ErrorCode, InvalidParams, RestError)
-from .hookspecs import hookimpl, hookspec
-from .jsonutil import rendered_json
-from .plugins import apply_filters, call_action, plugin_enabled
-from .queue import Periodic, TaskContext, enqueue_after_commit, enqueue_now
-from .rest import PaginationSchema, Service, deserialize, frozen, json_body, kept_page, make_partial, paginate
-from .rest.urls import site_rest_url, site_url
-from .rest.types import (COLUMN_INT, POSITIVE_ID, DateText, DecimalText, IdList, OptionalId, RowId, StrictBoolean,
-                         StrictInt, StrictString, TimeText, bound_check, is_url, money_amount, not_blank, once,
-                         url_or_empty, valid_email, valid_timezone)
-from .settings import SettingsError
-from .store.content import POST_STATUSES, delete_post, local_datetime, set_post_terms, slugify, trash_post, unique_slug
-from .store.models import Order, OrderItem, Post, PostTerm, Product, Term, User
-from .store.money import CURRENCY_SYMBOLS, currency_format, format_money, round_money
-from .store.options import OptionError, OptionSpec, set_option, site_options, site_timezone
-from .store.orders import PAID_STATUSES, STATUSES as ORDER_STATUSES, create_order, set_order_status
-from .store.products import current_price, sale_is_active
-from .values import INT_MAX, TRUE_WORDS, FALSE_WORDS, id_in_range, is_digits, parse_bool, parse_decimal
+from ..admin.forms import form_values, refuse_form
+from ..admin.guard import admin_redirect, admin_url
+from ..admin.pages import AdminPage, admin_view
+from ..auth import Identity, require, user_can
+from ..cli import CliError, Parser
+from ..db.generations import (add_generation_triggers, cached_by_generation, drop_generation_triggers,
+                              generation, statement_key)
+from ..db import Base, get_by_id, get_or_404, hooks_of
+from ..db.types import Money, UTCDateTime, utcnow
+from ..errors import (BAD_REQUEST, FORBIDDEN, INTERNAL_ERROR, INVALID_JSON, INVALID_PARAM, NO_ROUTE, NOT_LOGGED_IN,
+                      ErrorCode, InvalidParams, RestError)
+from ..hookspecs import hookimpl, hookspec
+from ..jsonutil import rendered_json
+from ..plugins import apply_filters, call_action, plugin_enabled
+from ..queue import Periodic, TaskContext, enqueue_after_commit, enqueue_now
+from ..rest import PaginationSchema, Service, deserialize, frozen, json_body, kept_page, make_partial, paginate
+from ..rest.urls import site_rest_url, site_url
+from ..rest.types import (COLUMN_INT, POSITIVE_ID, DateText, DecimalText, IdList, OptionalId, RowId, StrictBoolean,
+                          StrictInt, StrictString, TimeText, bound_check, is_url, money_amount, not_blank, once,
+                          url_or_empty, valid_email, valid_timezone)
+from ..settings import SettingsError
+from ..store.content import POST_STATUSES, delete_post, local_datetime, set_post_terms, slugify, trash_post, unique_slug
+from ..store.models import Order, OrderItem, Post, PostTerm, Product, Term, User
+from ..store.money import CURRENCY_SYMBOLS, currency_format, format_money, round_money
+from ..store.options import OptionError, OptionSpec, set_option, site_options, site_timezone
+from ..store.orders import PAID_STATUSES, STATUSES as ORDER_STATUSES, create_order, set_order_status
+from ..store.products import current_price, sale_is_active
+from ..values import INT_MAX, TRUE_WORDS, FALSE_WORDS, id_in_range, is_digits, parse_bool, parse_decimal
 
 __all__ = [
     # hooks
@@ -69,11 +72,9 @@ __all__ = [
     # values
     "parse_bool", "parse_decimal", "id_in_range", "is_digits", "INT_MAX", "TRUE_WORDS", "FALSE_WORDS",
     # auth
-    "Identity", "require", "user_can", "ConsumerKeyCredentials", "consumer_key_credentials",
-    "require_consumer_key_permission",
+    "Identity", "require", "user_can",
     # database
-    "Base", "DriverStatement", "UTCDateTime", "Money", "utcnow", "never_reuse_ids", "get_by_id", "get_or_404", "registry_of", "request_of",
-    "site_transaction",
+    "Base", "UTCDateTime", "Money", "utcnow", "get_by_id", "get_or_404",
     # store models and services
     "User", "Post", "Term", "PostTerm", "Product", "Order", "OrderItem",
     "POST_STATUSES", "slugify", "unique_slug", "trash_post", "delete_post", "set_post_terms", "local_datetime",
