@@ -2,10 +2,12 @@
 import importlib
 import logging
 from importlib.metadata import entry_points
+from types import ModuleType
 
 import pluggy
 
 from . import hookspecs
+from .cache import refuse
 
 ENTRY_POINT_GROUP = "storeplatform.plugins"
 log = logging.getLogger(__name__)
@@ -15,6 +17,7 @@ DEFAULT_PLUGINS = (
     "storeplatform.auth.methods",
     "storeplatform.store.hooks",
     "storeplatform.queue_hooks",
+    "storeplatform.rest.namespaces",
 )
 
 
@@ -84,6 +87,72 @@ def _declared_by(hook, enabled):
     return ": no installed plugin declares it"
 
 
+def namespace_declared_by(namespace, settings, enabled):
+    """The installed plugin, not enabled, that declares the REST namespace ``namespace``, for the
+    start-up error: each one is loaded and its ``storeplatform_includeme`` run against a
+    configurator stand-in that only records ``add_rest_namespace`` (only now, on the failure
+    path; a plugin that fails there is not the answer)."""
+    from pyramid.registry import Registry
+
+    for name, entry_point in sorted(available_plugins().items()):
+        if name in enabled:
+            continue
+        try:
+            scratch = pluggy.PluginManager("storeplatform")
+            scratch.add_hookspecs(hookspecs)
+            plugin = entry_point.load()
+            scratch.register(plugin, name=name)
+            for impl in scratch.hook.storeplatform_add_hookspecs.get_hookimpls():
+                impl.function(pm=scratch)
+            registry = Registry(name)
+            registry.settings = dict(settings)
+            registry["plugins"] = scratch
+            recorder = _NamespaceRecorder(registry)
+            for impl in scratch.hook.storeplatform_includeme.get_hookimpls():
+                impl.function(config=recorder)
+        except Exception:
+            continue
+        if namespace in recorder.namespaces:
+            return name
+    return None
+
+
+class _NamespaceRecorder:
+    """A configurator that records the namespaces declared and does nothing else."""
+
+    def __init__(self, registry):
+        self.registry = registry
+        self.namespaces = set()
+
+    def get_settings(self):
+        return self.registry.settings
+
+    def add_rest_namespace(self, name, **policies):
+        self.namespaces.add(name)
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+
+
+def plugin_of_module(pm, module):
+    """The name of the registered plugin whose module (or class's module) shares the longest
+    dotted prefix with ``module``; the module's own name when none shares its package."""
+    parts = module.split(".")
+    best, best_length = module, 0
+    for name, plugin in pm.list_name_plugin():
+        if isinstance(plugin, ModuleType):
+            home = plugin.__name__
+        else:
+            home = (plugin if isinstance(plugin, type) else type(plugin)).__module__
+        home_parts = home.split(".")
+        length = 0
+        while length < min(len(parts), len(home_parts)) and parts[length] == home_parts[length]:
+            length += 1
+        if length > best_length:
+            best, best_length = name, length
+    return best
+
+
 def apply_filters(hook, value, **kwargs):
     """Run a filter chain: each implementation receives the current value under the hook's
     first argument name and returns the new one (None keeps the value unchanged).
@@ -91,7 +160,10 @@ def apply_filters(hook, value, **kwargs):
     Implementations run in pluggy's order (last registered first).
     """
     first = hook.spec.argnames[0]
-    for impl in reversed(hook.get_hookimpls()):
+    impls = hook.get_hookimpls()
+    if impls:
+        refuse(f"a plugin filters it ({hook.name})")  # a filter may depend on anything
+    for impl in reversed(impls):
         args = {name: (value if name == first else kwargs[name]) for name in impl.argnames}
         result = impl.function(**args)
         if result is not None:

@@ -7,5 +7,6 @@ setup(
     packages=["sp_thirdparty"],
     install_requires=["storeplatform"],
     entry_points={"storeplatform.plugins": ["thirdparty = sp_thirdparty", "broken = sp_thirdparty.broken",
-                                            "thirdparty_tasks = sp_thirdparty.tasks"]},
+                                            "thirdparty_tasks = sp_thirdparty.tasks",
+                                            "thirdparty_guest = sp_thirdparty.guest"]},
 )

@@ -171,11 +171,15 @@ def add_rest_namespace(config, name, **policies):
 
 def add_rest_services(config, *sources):
     """Config directive: add services to the site. Each source is a ``Service`` or a module,
-    whose module-level ``Service`` objects are added in the order they are declared."""
+    whose module-level ``Service`` objects are added in the order they are declared. A namespace
+    nobody declares by the end of the plugins' configuration stops start-up (namespaces.py)."""
     for source in sources:
         services = [source] if isinstance(source, Service) else \
             [value for value in vars(source).values() if isinstance(value, Service)]
         for service in services:
+            # Who added it, for that start-up error: the module of its views (or of the source).
+            module = next((view.__module__ for _, view, _ in service.views), getattr(source, "__name__", ""))
+            namespace(config, service.namespace).added_by.append(module)
             _add_service(config, service)
 
 
