@@ -60,7 +60,7 @@ def _path_item(ns, service):
             "summary": service.description,
             "parameters": path_params + _query_parameters(doc["query"]),
             "responses": {
-                "2XX": {"description": "Success."},
+                "2XX": success_answer(doc["response"]),
                 "default": {"description": "The error body.",
                             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
             },
@@ -75,6 +75,28 @@ def _path_item(ns, service):
             }
         item[method.lower()] = operation
     return item
+
+
+# Keywords that make a ``response=`` dict a JSON Schema rather than a sketch of the answer.
+SCHEMA_KEYWORDS = {"type", "$ref", "properties", "items", "oneOf", "anyOf", "allOf", "enum", "const"}
+
+
+def success_answer(response):
+    """The 2XX answer of an operation from its view's ``response=``, which the schema index shows
+    as it is: a JSON Schema of the JSON answer (``content_type`` names another media type), a
+    media type alone (a binary answer: ``"image/png"``), or a sketch (``{"field": "type words"}``),
+    which is no schema a client could check answers against, so it travels as ``x-shape``."""
+    answer = {"description": "Success."}
+    if isinstance(response, str):
+        answer["content"] = {response: {"schema": {"type": "string", "format": "binary"}}}
+    elif isinstance(response, dict) and SCHEMA_KEYWORDS & set(response):
+        schema = dict(response)
+        media_type = schema.pop("content_type", "application/json")
+        answer["content"] = {media_type: {"schema": schema}}
+    elif response is not None:
+        answer["content"] = {"application/json": {}}
+        answer["x-shape"] = response
+    return answer
 
 
 def _query_parameters(schema):
