@@ -19,7 +19,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from storeplatform.api import current_price, format_money, parse_decimal, round_money
 
 from . import formula as formulas
-from .readmodel import pricing_unit_of
+from .readmodel import input_fields, pricing_unit_of
 from .units import from_si, to_si
 
 FOUR_PLACES = Decimal("0.0001")
@@ -144,8 +144,8 @@ def find_rule(rules, quantity):
 
 
 def calculate(calc, price_source, measurements, fmt, now):
-    """The calculation result body for ``measurements`` (the request's raw object) by ``calc``, a
-    kept ``products.CalculatorRef``."""
+    """The calculation result body for ``measurements`` (the request's raw object) by the
+    ``Calculator`` row ``calc``, at the current price of the product ``price_source`` at ``now``."""
     # Wide enough for the largest measurement (1e30) times the largest price (1e15) to be
     # rounded to cents without InvalidOperation.
     with localcontext() as ctx:
@@ -156,7 +156,7 @@ def calculate(calc, price_source, measurements, fmt, now):
 def _calculate(calc, price_source, measurements, fmt, now):
     settings = calc.settings or {}
     ctype = calc.calculator_type
-    fields = calc.fields
+    fields = input_fields(calc)
     values = read_measurements(fields, measurements)
     measurement = measure(ctype, settings, fields, values, calc.variables or [], calc.formula)
     overage = Decimal(settings.get("overage", "0"))
@@ -176,7 +176,7 @@ def _calculate(calc, price_source, measurements, fmt, now):
                 "range_end": Decimal(rule["range_end"]) if rule["range_end"] is not None else None,
                 "price": price_per_unit, "is_sale": is_sale}
     else:
-        price_per_unit = current_price(price_source) or Decimal(0)
+        price_per_unit = current_price(price_source, now) or Decimal(0)
     decimals = fmt["decimals"]
     subtotal = round_money(quantity * price_per_unit, decimals)
     surcharges = []

@@ -1,15 +1,14 @@
-"""Which product a request prices or configures, with its calculator: loaded together in one
-query, hidden from the public while unpublished, invalid_product otherwise."""
-import functools
-from collections import namedtuple
+"""Which product a request prices or configures, the product whose price applies and the
+calculator that applies: one rule for every route, over the rows loaded together in one query,
+hidden from the public while unpublished, invalid_product otherwise."""
+from dataclasses import dataclass
 
 from sqlalchemy import bindparam, select
 
-from storeplatform.api import Product, cached_by_generation, generation, id_in_range, user_can
+from storeplatform.api import Product, id_in_range, user_can
 
 from .errors import INVALID_PRODUCT
 from .models import Calculator
-from .readmodel import resolve_fields
 
 # Built once: constructing the statement per request costs more than running it.
 _PRODUCTS_WITH_CALCULATORS = (
@@ -27,52 +26,52 @@ def load_with_calculators(session, ids):
     return {product.id: (product, calc) for product, calc in rows}
 
 
-# What pricing reads of a product and its calculator, as values a process keeps between requests
-# (the JSON settings and rules are shared: pricing only reads them).
-ProductRef = namedtuple("ProductRef", "id type status parent_id regular_price sale_price sale_from sale_to")
-
-
-class CalculatorRef(namedtuple("CalculatorRef", "calculator_type enabled settings variables formula pricing_rules conditions")):
-    """A kept calculator, with the input fields pricing resolves from it worked out once per
-    kept value rather than on every price."""
-
-    @functools.cached_property
-    def fields(self):
-        return resolve_fields(self.calculator_type, self.settings or {})
-
-
-def priced_with_calculators(session, ids):
-    """``load_with_calculators`` as values, kept per process until a product or a calculator
-    changes (the ``store`` and ``pricecalc`` generations): a price costs no query of its own."""
-    def load():
-        return {pid: (ProductRef(*(getattr(product, f) for f in ProductRef._fields)),
-                      None if calc is None else CalculatorRef(*(getattr(calc, f) for f in CalculatorRef._fields)))
-                for pid, (product, calc) in load_with_calculators(session, ids).items()}
-
-    key = ("priced", tuple(ids), generation(session, "store"))
-    return cached_by_generation(session, "pricecalc", key, load)
-
-
 def visible(request, product):
     return product.status == "publish" or user_can(request, "manage_shop")
 
 
-def effective_calculator(request, product_id):
-    """The product and the calculator that applies to it (a variation without one of its own
-    uses its parent's); invalid_product when there is none or it is disabled."""
-    found = load_with_calculators(request.db, [product_id])
-    if product_id not in found:
+@dataclass(frozen=True)
+class Applicable:
+    """What a route works on: the ``product`` it names, the ``price_source`` whose current price
+    applies (the variation when one is named) and the enabled ``calculator`` that applies."""
+
+    product: Product
+    price_source: Product
+    calculator: Calculator
+
+
+def applicable(request, product_id, variation_id=None, *, variation_as_product=False):
+    """The rule of every route: the product ``product_id`` (visible), priced at its own price or
+    at that of its visible variation ``variation_id``, by the variation's own calculator, else the
+    product's; the calculator must be enabled. ``variation_as_product``: the route's id may name
+    a variation itself (the calculator and pricing-table routes), which then uses its parent's
+    calculator when it has none; calculate refuses a variation as ``product_id``, as it is to be
+    named by ``variation_id``. invalid_product otherwise, on ``variation_id`` when the variation
+    is at fault. One query, a second for the parent of a variation named alone without its own
+    calculator."""
+    found = load_with_calculators(request.db, [product_id] if variation_id is None else [product_id, variation_id])
+    product, calc = found.get(product_id, (None, None))
+    if product is None or (product.type == "variation" and not variation_as_product) \
+            or not visible(request, product):
         raise INVALID_PRODUCT()
-    product, calc = found[product_id]
-    if not visible(request, product):
-        raise INVALID_PRODUCT()
-    if calc is None and product.type == "variation" and product.parent_id:
-        parent = load_with_calculators(request.db, [product.parent_id]).get(product.parent_id)
-        if parent is not None and visible(request, parent[0]):
-            calc = parent[1]
+    price_source = product
+    if variation_id is not None:
+        variation, own = found.get(variation_id, (None, None))
+        if variation is None or variation.type != "variation" or variation.parent_id != product_id \
+                or not visible(request, variation):
+            raise INVALID_PRODUCT(f"Invalid variation: {variation_id} is not a variation of product {product_id}.",
+                                  field="variation_id")
+        price_source = variation
+        if own is not None:
+            calc = own
+    elif calc is None and product.type == "variation" and product.parent_id:
+        parent, parent_calc = load_with_calculators(request.db, [product.parent_id]).get(product.parent_id,
+                                                                                         (None, None))
+        if parent is not None and visible(request, parent):
+            calc = parent_calc
     if calc is None or not calc.enabled:
         raise INVALID_PRODUCT()
-    return product, calc
+    return Applicable(product, price_source, calc)
 
 
 def lock_product(session, product_id):

@@ -6,7 +6,6 @@ per-input adjustments under ``settings.fields.<name>``; the lists hold items of 
 ``enabled`` is a column of its own. The *document* of a configuration is the save body's shape
 (``enabled`` under ``settings``): what ``merge`` patches and ``validation.clean`` checks.
 """
-import functools
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -36,9 +35,9 @@ class Field:
     input_type: str
     options: tuple
 
-    @functools.cached_property
+    @property
     def limits(self):
-        """(min, max, step) as Decimals, read once per field."""
+        """(min, max, step) as Decimals."""
         return Decimal(self.min), Decimal(self.max), Decimal(self.step)
 
     def json(self):
@@ -50,9 +49,11 @@ def pricing_unit_of(ctype, settings):
     return settings.get("pricing_unit") or DEFAULT_PRICING_UNIT.get(ctype, "")
 
 
-def resolve_fields(ctype, settings):
-    """The input fields of a calculator: the type's own, adjusted by ``settings.fields``
-    (a custom calculator's fields are those of ``settings.fields``, in their order)."""
+def input_fields(calc):
+    """The input fields of a ``Calculator`` row, which the pricing checks measurements against and
+    the GET body lists: the type's own, adjusted by ``settings.fields`` (a custom calculator's
+    fields are those of ``settings.fields``, in their order)."""
+    ctype, settings = calc.calculator_type, calc.settings or {}
     names, input_kind, _ = CALCULATOR_TYPES[ctype]
     adjustments = settings.get("fields") or {}
     if ctype == "custom":
@@ -92,7 +93,7 @@ def configuration_json(product_id, calc):
         "pricing_label": settings.get("pricing_label") or f"Price per {unit}",
         "minimum_price": settings.get("minimum_price", "0"),
         "overage": settings.get("overage", "0"),
-        "fields": [f.json() for f in resolve_fields(calc.calculator_type, settings)],
+        "fields": [f.json() for f in input_fields(calc)],
         "pricing_rules": list(calc.pricing_rules or []),
         "conditions": list(calc.conditions or []),
         "custom_variables": list(calc.variables or []),

@@ -4,10 +4,9 @@ from sqlalchemy import select
 from storeplatform.api import Service, currency_format, require, utcnow
 
 from . import pricing, readmodel
-from .errors import INVALID_PRODUCT
 from .merge import merge
 from .models import Calculator
-from .products import effective_calculator, lock_product, priced_with_calculators, visible
+from .products import applicable, lock_product
 from .schemas import (CALCULATE_BODY, CONFIGURATION_DOC, RESULT_DOC, SAVE_BODY, SAVED_DOC, TABLE_DOC, UNITS_DOC,
                       read_calculate_body)
 from .units import UNIT_LABELS
@@ -26,30 +25,15 @@ units = Service(NAMESPACE, "/units", name="units", description="Measurement unit
 @calculation.post(body=CALCULATE_BODY, body_reader=read_calculate_body, response=RESULT_DOC, read_only=True)
 def post_calculate(request):
     v = request.validated
-    product_id, variation_id = v["product_id"], v.get("variation_id")
-    found = priced_with_calculators(request.db, [product_id] + ([variation_id] if variation_id is not None else []))
-    product, calc = found.get(product_id, (None, None))
-    if product is None or product.type == "variation" or not visible(request, product):
-        raise INVALID_PRODUCT()
-    price_source = product
-    if variation_id is not None:
-        variation, own = found.get(variation_id, (None, None))
-        if variation is None or variation.type != "variation" or variation.parent_id != product_id \
-                or not visible(request, variation):
-            raise INVALID_PRODUCT(f"Invalid variation: {variation_id} is not a variation of product {product_id}.",
-                                  field="variation_id")
-        price_source = variation
-        if own is not None:
-            calc = own
-    if calc is None or not calc.enabled:
-        raise INVALID_PRODUCT()
-    return pricing.calculate(calc, price_source, v["measurements"], currency_format(request.db), utcnow())
+    found = applicable(request, v["product_id"], v.get("variation_id"))
+    return pricing.calculate(found.calculator, found.price_source, v["measurements"], currency_format(request.db),
+                             utcnow())
 
 
 @calculator.get(response=CONFIGURATION_DOC)
 def get_calculator(request):
     product_id = request.validated["id"]
-    _, calc = effective_calculator(request, product_id)
+    calc = applicable(request, product_id, variation_as_product=True).calculator
     return readmodel.configuration_json(product_id, calc)
 
 
@@ -77,7 +61,7 @@ def post_calculator(request):
 @pricing_table.get(response=TABLE_DOC)
 def get_pricing_table(request):
     product_id = request.validated["id"]
-    _, calc = effective_calculator(request, product_id)
+    calc = applicable(request, product_id, variation_as_product=True).calculator
     return pricing.pricing_table(product_id, calc, currency_format(request.db), utcnow())
 
 
