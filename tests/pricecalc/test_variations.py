@@ -89,3 +89,34 @@ def test_get_calculator_of_a_variation(pc, shop):
     inherited = pc.config(shop["plain"]).json
     assert inherited["product_id"] == shop["plain"] and inherited["calculator_type"] == "area"
     assert pc.table(shop["plain"]).json == {"product_id": shop["plain"], "pricing_unit": "sq ft", "rules": []}
+
+
+def test_a_draft_variation_is_refused_on_variation_id(pc, shop):
+    draft = pc.product("Draft variation", price="4.00", type="variation", parent_id=shop["parent"], status="draft")
+    res = pc.calculate(shop["parent"], {"length": 1, "width": 1}, variation_id=draft, status=404)
+    assert_error(res, 404, "invalid_product", field="variation_id")
+    assert_error(pc.config(draft, status=404), 404, "invalid_product")
+
+
+def test_a_draft_parent_hides_what_its_variations_inherit(pc):
+    parent = pc.priced(AREA, price=None, type="variable", status="draft")
+    plain = pc.product("Plain variation", price="4.00", type="variation", parent_id=parent)
+    own = pc.product("Own calculator", price="3.00", type="variation", parent_id=parent)
+    pc.save(own, {"calculator_type": "length", "settings": {"pricing_unit": "m"}})
+    for vid in (plain, own):  # calculate names the parent, which the public may not see
+        assert_error(pc.calculate(parent, {"length": 1}, variation_id=vid, status=404), 404, "invalid_product")
+    # The calculator routes name the variation: its own calculator shows, the parent's does not.
+    assert pc.config(own).json["calculator_type"] == "length"
+    assert pc.table(own).json["pricing_unit"] == "m"
+    assert_error(pc.config(plain, status=404), 404, "invalid_product")
+    assert_error(pc.table(plain, status=404), 404, "invalid_product")
+
+
+def test_calculator_routes_of_a_variation_read_the_parent_only_when_they_inherit(pc, shop):
+    # The variation joined with its calculator; the pricing table also reads the generations
+    # with the options (the currency format); the parent joined with its calculator when inherited.
+    for get, queries in ((pc.config, 1), (pc.table, 2)):
+        for vid, parent_read in ((shop["own"], 0), (shop["plain"], 1)):
+            with count_queries(pc.site.engine) as n:
+                get(vid)
+            assert n() == queries + parent_read, (get, vid)
