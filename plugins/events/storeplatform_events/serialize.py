@@ -30,9 +30,19 @@ def _links(request, collection, item_id):
 
 def event_json(request, post, details, tz, embed=None):
     """``embed``: None, or ``(venues, organizers)`` dicts of prepared objects by id."""
+    data = event_fields(request, post, details, tz)
+    if embed is not None:
+        venues, organizers = embed
+        data["venue"] = venues.get(details.venue_id)
+        data["organizer"] = organizers.get(details.organizer_id)
+    return apply_filters(request.hooks.evt_rest_prepare_event, data, post=post, request=request)
+
+
+def event_fields(request, post, details, tz):
+    """An event's JSON before its filter (the alternate variant renames and adds fields first)."""
     start_dt = f"{details.start_date.isoformat()}T{details.start_time}:00"
     end_dt = f"{details.end_date.isoformat()}T{details.end_time}:00"
-    data = {
+    return {
         "id": post.id,
         "title": post.title,
         "slug": post.slug,
@@ -61,11 +71,6 @@ def event_json(request, post, details, tz, embed=None):
         "categories": [t.id for t in post.terms if t.taxonomy == CATEGORY_TAXONOMY],
         "_links": _links(request, "events", post.id),
     }
-    if embed is not None:
-        venues, organizers = embed
-        data["venue"] = venues.get(details.venue_id)
-        data["organizer"] = organizers.get(details.organizer_id)
-    return apply_filters(request.hooks.evt_rest_prepare_event, data, post=post, request=request)
 
 
 def venue_json(request, post, details, tz, event_count):

@@ -1,11 +1,13 @@
 """The alternate variant of ``events/v1`` (``events.api_variant = alternate``): the "differing
 variant" of the spec's Versioning section, over the same data as the standard one.
 
-Its own modules hold what differs (events, venues, speakers, the organizer list and create, the
-attendee list, check-in and check-out, one calendar route); the other routes are the standard
-services. Every route is served through ``with_generic_errors``, so the standard catalogue's
-``evt_rest_*`` codes leave as the variant's generic ones. Domain code (posts, queries, check-in,
-tickets, webhooks) is shared."""
+It is the standard API plus what differs: the standard fields under the variant's names
+(``renames.py``: the schemas, values and JSON are derived from the standard ones), routes built
+once per kind over the standard item views (``items.py``), and its own modules for what only it
+has (speakers, its event list and object, its attendee filters, check-in answers, one calendar
+route). The other routes are the standard services. Every route is served through
+``with_generic_errors``, so the standard catalogue's ``evt_rest_*`` codes leave as the
+variant's generic ones. Domain code (posts, queries, check-in, tickets, webhooks) is shared."""
 from storeplatform.api import Service
 
 from ..checkin import TicketError
@@ -13,9 +15,8 @@ from ..serialize import NAMESPACE
 from ..views import api_guard, tickets
 from ..views import attendees as standard_attendees
 from ..views import checkin as standard_checkin
-from ..views import posts as standard_posts
 from ..webhooks import views as webhook_views
-from . import attendees, calendar, checkin, events, organizers, speakers, venues
+from . import attendees, calendar, checkin, events, places, speakers
 from .errors import REST_FORBIDDEN, generic
 from .generic import with_generic_errors
 
@@ -23,7 +24,7 @@ from .generic import with_generic_errors
 def services():
     """The variant's services in the order of its schema index."""
     found = []
-    for source in (events, venues, organizers, standard_posts.organizer, speakers, attendees,
+    for source in (events, places, speakers, attendees,
                    standard_attendees.attendee, standard_attendees.attendee_by_code, checkin,
                    standard_checkin.validate_route, standard_checkin.stats_route, standard_checkin.recent_route,
                    calendar, tickets, webhook_views):

@@ -1,48 +1,41 @@
-"""The alternate variant's check-in and check-out: answers with ``event`` and ISO 8601 times,
-refusals as ``{"success": false, "message"}`` with the standard variant's HTTP status."""
-import logging
+"""The alternate variant's check-in and check-out: the standard answers with ``event`` added and
+ISO 8601 times; a refusal is ``{"success": false, "message"}`` with the standard's HTTP status."""
+from storeplatform.api import RestError, Service
 
-from storeplatform.api import Service, site_timezone
+from ..checkin import TicketError
+from ..views import checkin as standard
+from .generic import options_of
+from .serialize import iso_local
 
-from .. import checkin
-from ..errors import CHECKIN_FAILED
-from ..schemas import CheckinBody, CheckoutBody
-from .serialize import checkin_answer, iso_local
-
-log = logging.getLogger(__name__)
-
-checkin_route = Service("events/v1", "/checkin", name="checkin", description="Check a ticket in.")
-checkout_route = Service("events/v1", "/checkin/checkout", name="checkin-checkout", description="Check a ticket out.")
+checkin_route = Service("events/v1", "/checkin", name="checkin", description=standard.checkin_route.description)
+checkout_route = Service("events/v1", "/checkin/checkout", name="checkin-checkout",
+                         description=standard.checkout_route.description)
 
 
-def refused(request, status, message):
-    request.response.status = status
-    return {"success": False, "message": message}
-
-
-@checkin_route.post(permission="manage_shop", body=CheckinBody())
-def post_checkin(request):
-    v = request.validated
+def answered(request, answer):
     try:
-        with request.db.begin_nested():
-            attendee, event_name, already = checkin.check_in(request.db, v["ticket_code"], v.get("event_id"))
-    except checkin.TicketError as exc:
-        return refused(request, exc.error.status, exc.message)
-    except Exception as exc:  # noqa: BLE001  (answered, and logged)
-        # A plugin's checked_in action failing (or the database): the ticket is left unchanged.
-        log.warning("check-in of a ticket failed: %r", exc)
-        return refused(request, CHECKIN_FAILED.status, CHECKIN_FAILED.message)
-    message = "Attendee already checked in." if already else "Attendee checked in."
-    return checkin_answer(attendee, event_name, site_timezone(request.db), message, already_in=already)
-
-
-@checkout_route.post(permission="manage_shop", body=CheckoutBody())
-def post_checkout(request):
-    try:
-        attendee, event_name = checkin.check_out(request.db, request.validated["ticket_code"])
-    except checkin.TicketError as exc:
-        return refused(request, exc.error.status, exc.message)
-    tz = site_timezone(request.db)
-    body = checkin_answer(attendee, event_name, tz, "Attendee checked out.")
-    body["checked_out_at"] = iso_local(attendee.checked_out_at, tz)
+        body = answer()
+    except (TicketError, RestError) as exc:
+        status = exc.error.status if isinstance(exc, TicketError) else exc.status
+        request.response.status = status
+        return {"success": False, "message": exc.message}
+    attendee = body["attendee"]
+    body["event"] = {"id": attendee["event_id"], "name": attendee["event_name"]}
     return body
+
+
+def _in_savepoint(request):
+    # The answer is no error response (which would roll the request back): a ticket moved
+    # before a plugin's action failed is moved back by the savepoint.
+    with request.db.begin_nested():
+        return standard.checked_in(request, iso_local)
+
+
+@checkin_route.post(**options_of(standard.checkin_route, "POST"))
+def post_checkin(request):
+    return answered(request, lambda: _in_savepoint(request))
+
+
+@checkout_route.post(**options_of(standard.checkout_route, "POST"))
+def post_checkout(request):
+    return answered(request, lambda: standard.checked_out(request, iso_local))

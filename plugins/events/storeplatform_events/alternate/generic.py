@@ -29,3 +29,9 @@ def with_generic_errors(service):
             options["permission"] = _translating(options["permission"])
         copy.add_view(method, _translating(view), **options)
     return copy
+
+
+def options_of(service, method):
+    """The options (permission, schemas...) of a standard service's view, for the variant's own
+    view of the same route."""
+    return next(dict(options) for view_method, _view, options in service.views if view_method == method)

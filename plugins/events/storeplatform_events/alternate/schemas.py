@@ -1,120 +1,80 @@
-"""Colander schemas of the alternate variant: the fields and parameters its spec renames or
-adds. Everything else (types, validators) is the standard schemas' own."""
+"""Colander schemas of the alternate variant, derived from the standard ones: the same nodes
+(types, validators, descriptions) under the variant's names (``renames.py``), and the few
+parameters and the speaker body that only the variant has."""
 import colander
 
-from storeplatform.api import (
-    COLUMN_INT,
-    POSITIVE_ID,
-    DateText,
-    OptionalId,
-    PaginationSchema,
-    StrictBoolean,
-    StrictInt,
-    StrictString,
-    TimeText,
-    not_blank,
-    url_or_empty,
-    valid_email,
-    valid_timezone,
-)
+from storeplatform.api import (POSITIVE_ID, PaginationSchema, StrictInt, StrictString, not_blank, url_or_empty,
+                               valid_email)
 
-from ..models import ATTENDEE_STATUSES, EVENT_STATUSES, EVENT_TYPES
-from ..schemas import (
-    WRITABLE_STATUSES,
-    CategoryIds,
-    FeaturedImage,
-    _text,
-    in_date_order,
-    known_reference,
-)
+from .. import schemas as standard
+from . import renames
 
 
-class EventBody(colander.MappingSchema):
-    title = colander.SchemaNode(StrictString(), validator=not_blank, description="Event title.")
-    slug = _text("slug", "URL slug; made from the title when empty.")
-    description = _text("description", "Description, HTML allowed.")
-    excerpt = _text("excerpt", "Short description.")
-    status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(EVENT_STATUSES),
-                                 description="Event status (scheduled by default).")
-    type = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(EVENT_TYPES),
-                               description="Event type (in-person by default).")
-    start_date = colander.SchemaNode(DateText(), missing=colander.drop, validator=in_date_order,
-                                     description="YYYY-MM-DD (default today).")
-    start_time = colander.SchemaNode(TimeText(), missing=colander.drop, validator=in_date_order,
-                                     description="HH:MM (default 00:00).")
-    end_date = colander.SchemaNode(DateText(), missing=colander.drop, validator=in_date_order,
-                                   description="YYYY-MM-DD (default start_date).")
-    end_time = colander.SchemaNode(TimeText(), missing=colander.drop, validator=in_date_order,
-                                   description="HH:MM (default 23:59).")
-    timezone = _text("timezone", "Time zone name (default the site's).", max_length=64, validator=valid_timezone)
-    all_day = colander.SchemaNode(StrictBoolean(), missing=colander.drop)
-    venue = colander.SchemaNode(OptionalId("venues"), missing=colander.drop, validator=known_reference,
-                                description="Venue id; 0 or null for none.")
-    organizer = colander.SchemaNode(OptionalId("organizers"), missing=colander.drop, validator=known_reference,
-                                    description="Organizer id; 0 or null for none.")
-    capacity = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=COLUMN_INT,
-                                   description="Maximum attendees (0: not set).")
-    virtual_url = _text("virtual_url", "URL of a virtual event.", validator=url_or_empty)
-    featured = colander.SchemaNode(StrictBoolean(), missing=colander.drop)
-    featured_image = colander.SchemaNode(FeaturedImage(), missing=colander.drop,
-                                         description="Object with id, url, thumbnail, alt; null for none.")
-    categories = CategoryIds(missing=colander.drop, validator=known_reference, description="Category term ids.")
+def derived(name, source, renamed=renames.SAME, keep=None, drop=(), described=None, **added):
+    """The schema class ``name`` of the variant, made from the standard schema class ``source``: clones of its
+    own nodes (``keep``: only these; ``drop``: all but these, by standard name) under the names
+    ``renamed`` gives, with the descriptions ``described`` gives (by variant name), then the nodes
+    ``added``. Nodes of ``source``'s base (the page parameters) come with the base."""
+    described = described or {}
+    attributes = {}
+    for node in source.__class_schema_nodes__:
+        if (keep is not None and node.name not in keep) or node.name in drop:
+            continue
+        clone = node.clone()
+        clone.name = renamed.names.get(node.name, node.name)
+        if clone.raw_title is colander._marker:
+            # The class statement titles a node by its name: the variant's.
+            clone.title = clone.name.replace("_", " ").title()
+        if clone.name in described:
+            clone.description = described[clone.name]
+        attributes[clone.name] = clone
+    for added_name, node in added.items():
+        node.name = added_name
+        attributes[added_name] = node
+    return type(name, source.__bases__, attributes)
 
 
-class VenueBody(colander.MappingSchema):
-    name = colander.SchemaNode(StrictString(), validator=not_blank, description="Venue name.")
-    address = _text("address")
-    city = _text("city", max_length=200)
-    state = _text("state", max_length=200)
-    country = _text("country", max_length=200)
-    postal_code = _text("postal_code", max_length=40)
-    capacity = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=COLUMN_INT)
-    phone = _text("phone", max_length=100)
-    email = _text("email", max_length=200, validator=valid_email)
-    website = _text("website", validator=url_or_empty)
+def node_of(source, name, description):
+    """A clone of the node ``name`` of the standard schema class ``source``, described anew."""
+    clone = next(node for node in source.__class_schema_nodes__ if node.name == name).clone()
+    clone.description = description
+    return clone
+
+
+def id_parameter(description):
+    # The variant's id parameters are bounded ids (an id beyond the columns is refused as a
+    # parameter), where the standard's category is an id or a slug.
+    return colander.SchemaNode(StrictInt(), missing=colander.drop, validator=POSITIVE_ID, description=description)
+
+
+EventBody = derived("EventBody", standard.EventBody, renames.EVENT, drop=("status",), described={
+    "status": "Event status (scheduled by default).", "type": "Event type (in-person by default)."})
+VenueBody = derived("VenueBody", standard.VenueBody, renames.VENUE)
+
+EventListQuery = derived(
+    "EventListQuery", standard.EventListQuery, renames.Renames({"start_after": "after", "start_before": "before"}),
+    keep=("search", "status", "start_after", "start_before"),
+    described={"search": "Matches title, description and excerpt."},
+    type=node_of(standard.EventBody, "event_type", "Event type."), category=id_parameter("Category id."))
+AttendeeListQuery = derived("AttendeeListQuery", standard.AttendeeListQuery, keep=("status", "search"),
+                            described={"search": "Matches the name (first, last or both) or the email."},
+                            event_id=id_parameter("Event id."))
+CalendarQuery = derived("CalendarQuery", standard.MonthQuery, drop=("category",), category=id_parameter("Category id."))
 
 
 class SpeakerBody(colander.MappingSchema):
     name = colander.SchemaNode(StrictString(), validator=not_blank, description="Speaker name.")
-    slug = _text("slug", "URL slug; made from the name when empty.")
-    status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(WRITABLE_STATUSES),
+    slug = standard._text("slug", "URL slug; made from the name when empty.")
+    status = colander.SchemaNode(StrictString(), missing=colander.drop,
+                                 validator=colander.OneOf(standard.WRITABLE_STATUSES),
                                  description="Post status (publish by default on create).")
-    bio = _text("bio", "Biography, HTML allowed.")
-    job_title = _text("job_title", max_length=200)
-    company = _text("company", max_length=200)
-    email = _text("email", max_length=200, validator=valid_email)
-    website = _text("website", validator=url_or_empty)
-    photo = _text("photo", "URL of a photo.", validator=url_or_empty)
-
-
-# --- list queries ---------------------------------------------------------------------------
-
-class EventListQuery(PaginationSchema):
-    type = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(EVENT_TYPES),
-                               description="Event type.")
-    after = colander.SchemaNode(DateText(), missing=colander.drop, description="Starting on or after (YYYY-MM-DD).")
-    before = colander.SchemaNode(DateText(), missing=colander.drop, description="Starting on or before (YYYY-MM-DD).")
-    category = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=POSITIVE_ID,
-                                   description="Category id.")
-    status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(EVENT_STATUSES),
-                                 description="Event status.")
-    search = _text("search", "Matches title, description and excerpt.")
+    bio = standard._text("bio", "Biography, HTML allowed.")
+    job_title = standard._text("job_title", max_length=200)
+    company = standard._text("company", max_length=200)
+    email = standard._text("email", max_length=200, validator=valid_email)
+    website = standard._text("website", validator=url_or_empty)
+    photo = standard._text("photo", "URL of a photo.", validator=url_or_empty)
 
 
 class SpeakerListQuery(PaginationSchema):
-    search = _text("search", "Matches the name, job title and company.")
-
-
-class AttendeeListQuery(PaginationSchema):
-    event_id = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=POSITIVE_ID, description="Event id.")
-    status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(ATTENDEE_STATUSES))
-    search = _text("search", "Matches the name (first, last or both) or the email.")
-
-
-class CalendarQuery(colander.MappingSchema):
-    year = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=1, max=9999),
-                               description="Default: the current year (site time zone).")
-    month = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=1, max=12),
-                                description="1 to 12; default: the current month (site time zone).")
-    category = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=POSITIVE_ID,
-                                   description="Category id.")
+    search = standard._text("search", "Matches the name, job title and company.")

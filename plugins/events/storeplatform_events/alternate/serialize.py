@@ -1,13 +1,22 @@
-"""JSON of the alternate variant: its event (``description``, event ``status`` and ``type``,
-``venue``/``organizer`` as ``{id, name}``, ``registered``, ``link``), its venue
-(``postal_code``), speakers and check-in answers. The looked-up parts of a page of events
-(names, registrations) are read in one query each."""
+"""JSON of the alternate variant: the standard objects under the variant's names (``renames.py``)
+with what it alone has (an event's ``venue``/``organizer`` as ``{id, name}`` and ``registered``;
+speakers), each filtered once, in the shape the variant serves. The looked-up parts of a page of
+events (names, registrations) are read in one query each."""
 from sqlalchemy import func, select
 
 from storeplatform.api import Post, apply_filters, local_datetime
 
-from ..models import CATEGORY_TAXONOMY, ORGANIZER_TYPE, VENUE_TYPE, Attendee
-from ..serialize import _links, attendee_summary, event_url, venue_fields
+from ..models import ORGANIZER_TYPE, VENUE_TYPE, Attendee
+from ..serialize import _links, event_fields, venue_fields
+from . import renames
+
+EVENT_JSON = renames.Renames({**renames.EVENT.names, "permalink": "link"})
+# The standard's post status and its combined date-times: the variant has neither.
+EVENT_ONLY_STANDARD = ("status", "start_datetime", "end_datetime")
+
+
+def reshaped(data, renamed, dropped=()):
+    return {renamed.names.get(key, key): value for key, value in data.items() if key not in dropped}
 
 
 def place_names(session, rows):
@@ -35,33 +44,10 @@ def _reference(item_id, names):
 
 
 def event_json(request, post, details, tz, names, registered):
-    data = {
-        "id": post.id,
-        "title": post.title,
-        "slug": post.slug,
-        "description": post.content,
-        "excerpt": post.excerpt,
-        "status": details.event_status,
-        "type": details.event_type,
-        "start_date": details.start_date.isoformat(),
-        "start_time": details.start_time,
-        "end_date": details.end_date.isoformat(),
-        "end_time": details.end_time,
-        "timezone": details.timezone,
-        "all_day": details.all_day,
-        "venue": _reference(details.venue_id, names),
-        "organizer": _reference(details.organizer_id, names),
-        "capacity": details.capacity,
-        "registered": registered,
-        "virtual_url": details.virtual_url,
-        "featured": details.featured,
-        "featured_image": details.featured_image or None,
-        "categories": [t.id for t in post.terms if t.taxonomy == CATEGORY_TAXONOMY],
-        "link": event_url(request.site_options, request.application_url, post.slug),
-        "date_created": local_datetime(post.created_at, tz),
-        "date_modified": local_datetime(post.modified_at, tz),
-        "_links": _links(request, "events", post.id),
-    }
+    data = reshaped(event_fields(request, post, details, tz), EVENT_JSON, EVENT_ONLY_STANDARD)
+    data["venue"] = _reference(details.venue_id, names)
+    data["organizer"] = _reference(details.organizer_id, names)
+    data["registered"] = registered
     return apply_filters(request.hooks.evt_rest_event_response, data, post=post, request=request)
 
 
@@ -73,10 +59,8 @@ def events_json(request, rows, tz):
 
 
 def venue_json(request, post, details, tz, event_count):
-    """The standard venue with ``postal_code`` in place of ``postal`` (before its filter runs, so
-    that ``evt_rest_prepare_venue`` sees the shape it returns)."""
-    data = {("postal_code" if key == "postal" else key): value
-            for key, value in venue_fields(request, post, details, tz, event_count).items()}
+    # Renamed before its filter runs, so that evt_rest_prepare_venue sees the shape it returns.
+    data = reshaped(venue_fields(request, post, details, tz, event_count), renames.VENUE)
     return apply_filters(request.hooks.evt_rest_prepare_venue, data, post=post, request=request)
 
 
@@ -102,14 +86,3 @@ def speaker_json(request, post, details, tz):
 def iso_local(value, tz):
     """ISO 8601 with the offset, in the site time zone (the variant's check-in times), or None."""
     return value.astimezone(tz).isoformat(timespec="seconds") if value is not None else None
-
-
-def checkin_answer(attendee, event_name, tz, message, **extra):
-    return {
-        "success": True,
-        **extra,
-        "message": message,
-        "attendee": attendee_summary(attendee, event_name),
-        "event": {"id": attendee.event_id, "name": event_name or ""},
-        "checked_in_at": iso_local(attendee.checked_in_at, tz),
-    }

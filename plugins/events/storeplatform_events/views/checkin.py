@@ -33,6 +33,12 @@ def load_event(request):
 
 @checkin_route.post(permission="manage_shop", body=schemas.CheckinBody())
 def post_checkin(request):
+    return checked_in(request)
+
+
+def checked_in(request, moment=plain_local):
+    """The answer of a check-in, its time written by ``moment`` (the alternate variant's is
+    ISO 8601)."""
     v = request.validated
     try:
         attendee, event_name, already = checkin.check_in(request.db, v["ticket_code"], v.get("event_id"))
@@ -49,20 +55,25 @@ def post_checkin(request):
         "already_in": already,
         "message": "Attendee already checked in." if already else "Attendee checked in.",
         "attendee": attendee_summary(attendee, event_name),
-        "checked_in_at": plain_local(attendee.checked_in_at, tz),
+        "checked_in_at": moment(attendee.checked_in_at, tz),
     }
 
 
 @checkout_route.post(permission="manage_shop", body=schemas.CheckoutBody())
 def post_checkout(request):
+    return checked_out(request)
+
+
+def checked_out(request, moment=plain_local):
+    """The answer of a check-out, its times written by ``moment``."""
     attendee, event_name = checkin.check_out(request.db, request.validated["ticket_code"])
     tz = site_timezone(request.db)
     return {
         "success": True,
         "message": "Attendee checked out.",
         "attendee": attendee_summary(attendee, event_name),
-        "checked_in_at": plain_local(attendee.checked_in_at, tz),
-        "checked_out_at": plain_local(attendee.checked_out_at, tz),
+        "checked_in_at": moment(attendee.checked_in_at, tz),
+        "checked_out_at": moment(attendee.checked_out_at, tz),
     }
 
 

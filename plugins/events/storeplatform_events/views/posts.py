@@ -63,11 +63,13 @@ def embeds(request, rows, tz):
     return venues_by_id, organizers_by_id
 
 
-def item_json(request, kind, post, details, tz, embed=False):
+def item_json(request, kind, post, details, tz, embed=False, place_json=None):
+    """``place_json``: the JSON of a venue or organizer, when not the standard's (the alternate
+    variant's venue)."""
     if kind is EVENT:
         return event_json(request, post, details, tz, embeds(request, [(post, details)], tz) if embed else None)
     count = queries.event_counts(request.db, COUNT_COLUMNS[kind], [post.id]).get(post.id, 0)
-    serializer = venue_json if kind is VENUE else organizer_json
+    serializer = place_json or (venue_json if kind is VENUE else organizer_json)
     return serializer(request, post, details, tz, count)
 
 
@@ -94,7 +96,7 @@ def check_publish(request, status):
         require(request, "publish_posts")
 
 
-def list_items(request, kind):
+def list_items(request, kind, place_json=None):
     v = request.validated
     tz = site_timezone(request.db)
     if kind is EVENT:
@@ -113,7 +115,7 @@ def list_items(request, kind):
         return build(paginate(request, queries.event_list_stmt(request.db, v), generation="content"))
     rows = paginate(request, queries.place_list_stmt(kind, v), generation="content")
     counts = queries.event_counts(request.db, COUNT_COLUMNS[kind], [post.id for post, _ in rows])
-    serializer = venue_json if kind is VENUE else organizer_json
+    serializer = place_json or (venue_json if kind is VENUE else organizer_json)
     return [serializer(request, post, details, tz, counts.get(post.id, 0)) for post, details in rows]
 
 
