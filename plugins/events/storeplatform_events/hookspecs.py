@@ -59,12 +59,14 @@ def evt_rest_attendee_updated(attendee_id, request):
 
 @hookspec
 def evt_attendee_checked_in(attendee_id, attendee):
-    """Action: an attendee was checked in; ``attendee`` is the record as a dict."""
+    """Action: an attendee was checked in; ``attendee`` is the record as a dict
+    (``AttendeeRecord.as_dict()`` of the row the change returned)."""
 
 
 @hookspec
 def evt_attendee_checked_out(attendee_id, attendee):
-    """Action: an attendee was checked out; ``attendee`` is the record as a dict."""
+    """Action: an attendee was checked out; ``attendee`` is the record as a dict
+    (``AttendeeRecord.as_dict()`` of the row the change returned)."""
 
 
 @hookspec
@@ -93,7 +95,8 @@ def evt_rest_prepare_organizer(data, post, request):
 
 @hookspec
 def evt_rest_prepare_attendee(data, attendee, request):
-    """Filter: the JSON of an attendee (``attendee`` is the record as a dict) before it is returned."""
+    """Filter: the JSON of an attendee before it is returned; ``attendee`` is the record as a dict
+    (``AttendeeRecord.as_dict()``), the same on every route."""
 
 
 # --- the alternate variant (``events.api_variant = alternate``) -------------------------------

@@ -124,16 +124,28 @@ class Attendee(Base):
     created_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
     modified_at = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow, nullable=False)
 
-    def as_dict(self):
-        """The record as plain values (what filters and actions receive as ``attendee``)."""
-        return {c.name: getattr(self, c.name) for c in self.__table__.columns if c.name not in INTERNAL_COLUMNS}
-
 
 class AttendeeRecord(namedtuple("AttendeeRecord", [column.name for column in Attendee.__table__.columns])):
-    """An attendee as a statement returned its row (a check-in's UPDATE, a list page): what
-    readers use of an ``Attendee`` (each column as an attribute, ``as_dict``), without building
-    the ORM's instance, which costs more than reading the row. The columns in the table's order."""
+    """An attendee as the plugin reads it, the one shape its serializers take and its hooks are
+    given (as ``as_dict()``): each column of the row as an attribute, in the table's order.
+
+    Made from the row a statement returned (``of_row``: a list page, a lookup, the check-in's
+    UPDATE ... RETURNING), without building the ORM's instance, which costs more than reading the
+    row; the ORM model ``Attendee`` is for writes, and a write's result is read back with
+    ``of``."""
     __slots__ = ()
+    # What a statement selects to make records with ``of_row`` (more columns may follow).
+    COLUMNS = tuple(Attendee.__table__.columns)
+
+    @classmethod
+    def of_row(cls, row):
+        return cls._make(row[:len(cls._fields)])
+
+    @classmethod
+    def of(cls, attendee):
+        """The record of an ``Attendee`` the session holds (after a change through the ORM)."""
+        return cls._make(getattr(attendee, name) for name in cls._fields)
 
     def as_dict(self):
+        """The plain values hooks receive as ``attendee``; the plugin's bookkeeping left out."""
         return {name: value for name, value in zip(self._fields, self) if name not in INTERNAL_COLUMNS}

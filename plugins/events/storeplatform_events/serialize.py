@@ -124,6 +124,8 @@ def qr_code_url(request, ticket_code):
 
 
 def attendee_json(request, attendee, event_name, tz):
+    """``attendee``: an ``AttendeeRecord`` (the attendee's one read shape; the filter gets its
+    ``as_dict()``)."""
     data = {
         "id": attendee.id,
         "event_id": attendee.event_id,
@@ -152,7 +154,7 @@ def attendee_json(request, attendee, event_name, tz):
 
 
 def attendee_summary(attendee, event_name):
-    """The short attendee object of check-in responses."""
+    """The short attendee object of check-in responses (``attendee``: an ``AttendeeRecord``)."""
     return {
         "id": attendee.id,
         "name": f"{attendee.first_name} {attendee.last_name}".strip(),

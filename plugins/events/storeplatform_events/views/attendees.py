@@ -1,4 +1,7 @@
-"""Attendee routes (manage_shop): list, one by id, lookup by ticket code, update."""
+"""Attendee routes (manage_shop): list, one by id, lookup by ticket code, update.
+
+Every answer is made from ``AttendeeRecord``s read as plain rows (the one shape the serializer
+takes and hooks are given); only the update loads the ORM's ``Attendee``, to write it."""
 from sqlalchemy import or_, select
 
 from storeplatform.api import Post, Service, paginate, site_timezone, utcnow
@@ -14,14 +17,15 @@ attendee_by_code = Service("events/v1", "/attendees/code/{ticket_code}", name="a
                            description="Attendee by ticket code.")
 
 
-def attendee_rows():
-    return select(Attendee, Post.title).outerjoin(Post, Post.id == Attendee.event_id)
+def attendee_rows(model=None):
+    """Attendees with their event's title: plain rows of ``AttendeeRecord.COLUMNS`` (building an
+    ORM instance per row of a page of 100 costs more than the page's query), or ``model``s."""
+    columns = (model,) if model is not None else AttendeeRecord.COLUMNS
+    return select(*columns, Post.title).outerjoin(Post, Post.id == Attendee.event_id)
 
 
 def list_stmt(v):
-    # Plain rows (each attendee an AttendeeRecord): building an ORM instance per row of a page of
-    # 100 costs more than the page's query.
-    stmt = select(*Attendee.__table__.c, Post.title).outerjoin(Post, Post.id == Attendee.event_id)
+    stmt = attendee_rows()
     if v.get("search"):
         s = v["search"]
         stmt = stmt.where(or_(queries.ilike(Attendee.first_name, s), queries.ilike(Attendee.last_name, s),
@@ -40,13 +44,14 @@ def list_stmt(v):
 def page_json(request, stmt):
     """The attendee objects of the requested page of ``stmt`` (a ``list_stmt``)."""
     tz = site_timezone(request.db)
-    return [attendee_json(request, AttendeeRecord._make(row[:-1]), row[-1], tz) for row in paginate(request, stmt)]
+    return [attendee_json(request, AttendeeRecord.of_row(row), row[-1], tz) for row in paginate(request, stmt)]
 
 
-def load(request):
-    """(attendee, event title) of the id in the URL, in one query; else its 404."""
-    attendee_id = request.validated["id"]
-    return queries.first_or_404(request.db, attendee_rows().where(Attendee.id == attendee_id), ATTENDEE_INVALID_ID)
+def read(request, condition, not_found, model=None):
+    """(attendee, event title) of the attendee ``condition`` names, in one query: an
+    ``AttendeeRecord``, or the ``model`` instance to write; else the 404 ``not_found``."""
+    row = queries.first_or_404(request.db, attendee_rows(model).where(condition), not_found)
+    return (row[0] if model is not None else AttendeeRecord.of_row(row)), row[-1]
 
 
 @attendees.get(permission="manage_shop", query=schemas.AttendeeListQuery())
@@ -56,13 +61,13 @@ def list_attendees(request):
 
 @attendee.get(permission="manage_shop")
 def get_attendee(request):
-    a, title = load(request)
+    a, title = read(request, Attendee.id == request.validated["id"], ATTENDEE_INVALID_ID)
     return attendee_json(request, a, title, site_timezone(request.db))
 
 
 @attendee.put(permission="manage_shop", body=schemas.AttendeeUpdate())
 def update_attendee(request):
-    a, title = load(request)
+    a, title = read(request, Attendee.id == request.validated["id"], ATTENDEE_INVALID_ID, model=Attendee)
     v = request.validated
     for field in ("first_name", "last_name", "email", "phone"):
         if field in v:
@@ -79,12 +84,10 @@ def update_attendee(request):
     a.modified_at = now
     request.db.flush()
     actions.attendee_updated(request.db, a.id, request)
-    return attendee_json(request, a, title, site_timezone(request.db))
+    return attendee_json(request, AttendeeRecord.of(a), title, site_timezone(request.db))
 
 
 @attendee_by_code.get(permission="manage_shop")
 def get_attendee_by_code(request):
-    a, title = queries.first_or_404(
-        request.db, attendee_rows().where(Attendee.ticket_code == request.matchdict["ticket_code"]),
-        ATTENDEE_INVALID_CODE)
+    a, title = read(request, Attendee.ticket_code == request.matchdict["ticket_code"], ATTENDEE_INVALID_CODE)
     return attendee_json(request, a, title, site_timezone(request.db))
