@@ -34,6 +34,7 @@ def make_config(global_config=None, *, plugins=(), environ=None, **settings):
     registry["plugins"] = pm
     registry["options.specs"] = collect_specs(pm)
     config.include(".db")
+    config.include(".cache")
     config.include(".auth")
     config.include(".rest")
     config.include(".queue")

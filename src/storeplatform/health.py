@@ -10,6 +10,8 @@ from alembic.util import CommandError
 from pyramid.response import Response
 from sqlalchemy import text
 
+from .db.generations import triggers_to_change
+
 from .jsonutil import dumpb
 from .migrate import alembic_config
 
@@ -64,6 +66,11 @@ def migrations_check(registry, connection, ini="INI"):
     missing = sorted(heads(registry) - applied_with_ancestors(registry, applied))
     if missing:
         return f"not at head (missing {', '.join(missing)}): run storeplatform -c {ini} migrate"
+    # A table whose changes no trigger counts would keep cached answers stale for ever.
+    changed = triggers_to_change(connection)[0]
+    if changed:
+        return (f"not counting what the models declare (generation triggers of {', '.join(changed)}): "
+                f"run storeplatform -c {ini} migrate")
     return "ok"
 
 

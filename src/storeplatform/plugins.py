@@ -7,6 +7,7 @@ from types import ModuleType
 import pluggy
 
 from . import hookspecs
+from .cache import refuse
 
 ENTRY_POINT_GROUP = "storeplatform.plugins"
 log = logging.getLogger(__name__)
@@ -159,7 +160,10 @@ def apply_filters(hook, value, **kwargs):
     Implementations run in pluggy's order (last registered first).
     """
     first = hook.spec.argnames[0]
-    for impl in reversed(hook.get_hookimpls()):
+    impls = hook.get_hookimpls()
+    if impls:
+        refuse(f"a plugin filters it ({hook.name})")  # a filter may depend on anything
+    for impl in reversed(impls):
         args = {name: (value if name == first else kwargs[name]) for name in impl.argnames}
         result = impl.function(**args)
         if result is not None:

@@ -10,6 +10,7 @@ from sqlalchemy import create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 
 from . import make_app, make_config
+from .cache import STRICT_SETTING as CACHE_STRICT
 from .db.session import database_url, site_transaction
 from .queue import enqueue_now
 
@@ -199,6 +200,8 @@ class Site:
         self.config = make_config(plugins=plugins, environ=environ or {}, **settings)
         self.registry = self.config.registry
         self.settings = self.registry.settings
+        # A cached answer that read a table no generation counts is an error under the tests.
+        self.settings[CACHE_STRICT] = True
         self.hooks = self.registry["plugins"].hook
         self.wsgi = make_app(self.config)
         self._served = served_by_environment(self.wsgi)
@@ -310,7 +313,7 @@ class Site:
         consumer = self.registry.get("queue.consumer")
         if consumer is not None:
             consumer.stop(graceful=True)
-        self.registry["db.kept"].close()
+        self.registry["db.thread_connections"].close()
         self.engine.dispose()
 
 

@@ -1,4 +1,4 @@
-"""A DriverStatement run in a request's session (``first_in``): its write is the session's own
+"""A DriverStatement run in a request's session: its write is the session's own
 (committed with the request, refused on a safe method, seen by what the generations keep in the
 same transaction), its row comes back typed as through the session, and query counters see it."""
 from datetime import datetime, timezone
@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 import pytest
 from sqlalchemy import bindparam, event, func, insert, select, update
 
-from storeplatform.api import Post, Service, Term, cached_by_generation, hookimpl
+from storeplatform.api import Post, Service, Term, cached, hookimpl
 from storeplatform.api.advanced import DriverStatement
 
 TERMS = Term.__table__
@@ -20,14 +20,14 @@ terms = Service("driver/v1", "/terms", name="driver-terms", description="Adds a 
 posts = Service("driver/v1", "/posts/{id}", name="driver-post", description="Touches a post on the driver.")
 
 
+@cached
 def driver_terms(session):
-    return cached_by_generation(session, "content", ("driver-terms",), lambda: session.execute(
-        select(func.count()).select_from(Term).where(Term.taxonomy == "driver")).scalar())
+    return session.execute(select(func.count()).select_from(Term).where(Term.taxonomy == "driver")).scalar()
 
 
 def add_term(request):
     before = driver_terms(request.db)
-    term_id, name = ADD_TERM.first_in(request.db, name=f"t{before}-{request.method.lower()}")
+    term_id, name = ADD_TERM.first(request.db, name=f"t{before}-{request.method.lower()}")
     return {"before": before, "after": driver_terms(request.db), "id": term_id, "name": name}
 
 
@@ -37,7 +37,7 @@ terms.post()(add_term)
 
 @posts.post()
 def touch_post(request):
-    (modified_at,) = TOUCH_POST.first_in(request.db, post=int(request.matchdict["id"]),
+    (modified_at,) = TOUCH_POST.first(request.db, post=int(request.matchdict["id"]),
                                          now=datetime(2030, 5, 6, 7, 8, 9, tzinfo=timezone.utc))
     return {"modified_at": modified_at.isoformat(), "aware": modified_at.tzinfo is not None}
 
@@ -87,4 +87,34 @@ def test_a_returned_row_has_its_columns_types_applied(make_site):
 
 def test_a_statement_that_leaves_a_python_default_to_the_driver_is_refused(site):
     with site.session() as s, pytest.raises(ValueError, match="description.*color|color.*description"):
-        FORGETS_DEFAULTS.first_in(s)
+        FORGETS_DEFAULTS.first(s)
+
+
+RENAME = DriverStatement(update(TERMS).where(TERMS.c.taxonomy == "driver").values(name=bindparam("name")))
+RENAME_RETURNING = DriverStatement(update(TERMS).where(TERMS.c.taxonomy == "driver", TERMS.c.name == bindparam("old"))
+                                   .values(name=bindparam("name")).returning(TERMS.c.name))
+
+
+@pytest.mark.parametrize("write", [
+    lambda s: RENAME.rowcount(s, name="renamed"),
+    lambda s: RENAME.many(s, [{"name": "renamed"}]),
+    lambda s: RENAME_RETURNING.returned_rows(s, [{"old": "t0", "name": "renamed"}]),
+    lambda s: RENAME_RETURNING.returned_each(s, [{"old": "t0", "name": "renamed"}]),
+])
+def test_every_way_of_writing_on_the_driver_is_the_transactions_own(site, write):
+    with site.session() as s:
+        ADD_TERM.first(s, name="t0")
+    with site.session() as s:
+        driver_terms(s)  # cached, then written in the same transaction: computed afresh
+        write(s)
+        assert s.execute(select(Term.name).where(Term.taxonomy == "driver")).scalar() == "renamed"
+        from storeplatform.db.generations import written_tables
+        assert "terms" in written_tables(s)
+    assert stored_terms(site) == ["renamed"]  # committed with the transaction
+
+
+def test_a_sessions_connection_is_refused_the_session_is_named(site):
+    with site.session() as s:
+        connection = s.connection()
+        with pytest.raises(TypeError, match="pass the session"):
+            RENAME.rowcount(connection, name="x")

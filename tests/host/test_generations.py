@@ -2,7 +2,8 @@
 by one that wrote (it must see its own writes), never after a commit moved the generation on."""
 from sqlalchemy import func, insert, select, text
 
-from storeplatform.api import Post, cached_by_generation, generation
+from storeplatform.api import Post
+from storeplatform.db.generations import cached_by_generation, generation
 
 
 def published(session):
@@ -112,7 +113,7 @@ def test_what_an_older_generation_kept_is_dropped_when_a_newer_one_keeps(site):
 
 
 def test_kept_json_counts_against_a_budget_of_bytes(site):
-    from storeplatform.api import rendered_json
+    from storeplatform.jsonutil import rendered_json
     from storeplatform.db.generations import GenerationCache
 
     site.registry["db.generation_cache"] = cache = GenerationCache(max_bytes=1000)

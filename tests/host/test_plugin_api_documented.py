@@ -17,12 +17,6 @@ import storeplatform.api.advanced as advanced
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "plugins.md"
 
-# Leaving the API: a host mechanism (a view's cache="public", "Keeping answers" in the page)
-# replaces them. Still in storeplatform.api until that change removes them, and not documented;
-# delete this set with them.
-LEAVING = {"cached_by_generation", "generation", "statement_key", "add_generation_triggers",
-           "drop_generation_triggers", "rendered_json", "kept_page", "frozen"}
-
 # Where the names the page mentions beside the API's come from (Decimal, ValueError, Range...).
 FOREIGN_MODULES = ("builtins", "decimal", "colander", "sqlalchemy", "pyramid.events", "pyramid.httpexceptions")
 HOOK_PREFIXES = ("storeplatform_", "evt_")
@@ -67,7 +61,7 @@ def foreign(name):
 def undocumented(text):
     page = parts(text)
     missing = [f"storeplatform.api.{name}" for name in everyday.__all__
-               if name not in LEAVING and name not in named(page.get("The everyday API", ""))]
+               if name not in named(page.get("The everyday API", ""))]
     missing += [f"storeplatform.api.advanced.{name}" for name in advanced.__all__
                 if name not in named(page.get("The advanced API", ""))]
     return missing
@@ -109,7 +103,6 @@ def test_the_checks_find_what_they_look_for():
     assert "storeplatform.api.plugin_enabled" in missing
     assert "storeplatform.api.advanced.DriverStatement" not in missing
     assert "storeplatform.api.advanced.site_transaction" in missing
-    assert "storeplatform.api.frozen" not in missing  # LEAVING
     assert unknown(page) == ["Gone", "gone", "storeplatform.api.site_transaction"]
     assert unknown(page.replace("`Gone`", "`Decimal`, `ValueError`, `storeplatform_includeme(config)`")) == \
         ["gone", "storeplatform.api.site_transaction"]

@@ -132,7 +132,7 @@ def test_reads_and_writes_of_a_thread_share_its_one_connection_and_leave_no_tran
         found = session.execute(text("SELECT count(*) FROM products")).scalar()
     assert found == 3
     assert site.engine.pool.checkedout() == 1
-    site.registry["db.kept"].close()
+    site.registry["db.thread_connections"].close()
     with site.engine.connect() as connection:  # the pool's next borrower gets transactions
         assert getattr(connection.connection.dbapi_connection, "autocommit", False) is not True
 

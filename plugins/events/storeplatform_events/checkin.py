@@ -33,7 +33,7 @@ class TicketError(Exception):
 def find_ticket(session, ticket_code):
     """(attendee, event name) for a ticket code, or (None, None). One query, on the driver; the
     attendee is an ``AttendeeRecord``."""
-    row = _FIND.first_in(session, code=ticket_code)
+    row = _FIND.first(session, code=ticket_code)
     return (AttendeeRecord._make(row[:-1]), row[-1]) if row else (None, None)
 
 
@@ -86,7 +86,7 @@ def check_in(session, ticket_code, event_id=None):
         values["for_event"] = event_id
     # An event id no event can have (beyond the id column) moves nothing and would fail the
     # statement's bind: the ticket is read to say why, as for any other event.
-    moved = _MOVE_IN[event_id is not None].first_in(session, **values) \
+    moved = _MOVE_IN[event_id is not None].first(session, **values) \
         if event_id is None or id_in_range(event_id) else None
     if moved is not None:
         attendee = AttendeeRecord._make(moved[:-1])
@@ -112,7 +112,7 @@ def check_out(session, ticket_code):
     if attendee.status != "checked_in":
         raise TicketError(NOT_CHECKED_IN)
     # Conditional: of two simultaneous scans at the exit, one moves the ticket.
-    moved = _MOVE_OUT.first_in(session, attendee=attendee.id, now=utcnow())
+    moved = _MOVE_OUT.first(session, attendee=attendee.id, now=utcnow())
     if moved is None:
         raise TicketError(NOT_CHECKED_IN)
     attendee = AttendeeRecord._make(moved[:-1])

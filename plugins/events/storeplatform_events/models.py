@@ -24,8 +24,7 @@ class EventDetails(Base):
         Index("ix_evt_events_start", "start_date", "start_time"),
         Index("ix_evt_events_venue_start", "venue_id", "start_date"),
         Index("ix_evt_events_organizer_start", "organizer_id", "start_date"),
-        Index("ix_evt_events_status_start", "event_status", "start_date"),
-    )
+        Index("ix_evt_events_status_start", "event_status", "start_date"), {"info": {"generation": "content"}})
 
     post_id: Mapped[int] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True)
     start_date = mapped_column(Date, nullable=False)
@@ -46,6 +45,7 @@ class EventDetails(Base):
 
 class VenueDetails(Base):
     __tablename__ = "evt_venues"
+    __table_args__ = {"info": {"generation": "content"}}
 
     post_id: Mapped[int] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True)
     address: Mapped[str] = mapped_column(Text, default="")
@@ -61,6 +61,7 @@ class VenueDetails(Base):
 
 class OrganizerDetails(Base):
     __tablename__ = "evt_organizers"
+    __table_args__ = {"info": {"generation": "content"}}
 
     post_id: Mapped[int] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True)
     phone: Mapped[str] = mapped_column(String(100), default="")
@@ -76,6 +77,7 @@ class SpeakerDetails(Base):
     title and content)."""
 
     __tablename__ = "evt_speakers"
+    __table_args__ = {"info": {"generation": "content"}}
 
     post_id: Mapped[int] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True)
     job_title: Mapped[str] = mapped_column(String(200), default="")

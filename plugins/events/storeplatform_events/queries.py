@@ -10,11 +10,9 @@ from storeplatform.api import (
     Post,
     PostTerm,
     Term,
-    cached_by_generation,
     id_in_range,
     is_digits,
     site_timezone,
-    statement_key,
 )
 
 from .models import (
@@ -114,14 +112,12 @@ def place_list_stmt(kind, v):
 
 
 def event_counts(session, column, ids):
-    """Published events per venue or organizer id, one query (none while the content generation
-    it was counted at holds)."""
+    """Published events per venue or organizer id, one query."""
     if not ids:
         return {}
     stmt = (select(column, func.count()).select_from(EventDetails).join(Post, Post.id == EventDetails.post_id)
             .where(Post.status == "publish", column.in_(sorted(ids))).group_by(column))
-    return cached_by_generation(session, "content", ("event_counts", statement_key(stmt)),
-                                lambda: dict(session.execute(stmt).all()))
+    return dict(session.execute(stmt).all())
 
 
 def places_by_id(session, ids):

@@ -12,6 +12,7 @@ from storeplatform.api import Base, UTCDateTime, utcnow
 
 class Calculator(Base):
     __tablename__ = "pricecalc_calculators"
+    __table_args__ = {"info": {"generation": "pricecalc"}}
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     product_id: Mapped[int] = mapped_column(ForeignKey("products.id", ondelete="CASCADE"), unique=True)

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import bindparam, select
 
-from storeplatform.api import Product, id_in_range, user_can
+from storeplatform.api import Product, cached, id_in_range, user_can
 
 from .errors import INVALID_PRODUCT
 from .models import Calculator
@@ -18,11 +18,20 @@ _PRODUCTS_WITH_CALCULATORS = (
 
 
 def load_with_calculators(session, ids):
-    """``{id: (product, calculator or None)}`` for the products ``ids``, in one query."""
-    ids = [i for i in ids if id_in_range(i)]
-    if not ids:
-        return {}
-    rows = session.execute(_PRODUCTS_WITH_CALCULATORS, {"ids": ids}).all()
+    """``{id: (product, calculator or None)}`` for the products ``ids``, in one query (none while
+    the host's cache holds them: a price for new measurements reads no row)."""
+    ids = tuple(i for i in ids if id_in_range(i))
+    return _with_calculators(session, ids) if ids else {}
+
+
+@cached
+def _with_calculators(session, ids):
+    rows = session.execute(_PRODUCTS_WITH_CALCULATORS, {"ids": list(ids)}).all()
+    for row in rows:
+        for instance in row:
+            if instance is not None:
+                # Shared by the requests the cache serves them to, which only read them.
+                session.expunge(instance)
     return {product.id: (product, calc) for product, calc in rows}
 
 

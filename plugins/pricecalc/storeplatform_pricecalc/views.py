@@ -22,7 +22,8 @@ pricing_table = Service(NAMESPACE, r"/products/{id:\d+}/pricing-table", name="pr
 units = Service(NAMESPACE, "/units", name="units", description="Measurement units by type.")
 
 
-@calculation.post(body=CALCULATE_BODY, body_reader=read_calculate_body, response=RESULT_DOC, read_only=True)
+@calculation.post(body=CALCULATE_BODY, body_reader=read_calculate_body, response=RESULT_DOC, read_only=True,
+                  cache="public")
 def post_calculate(request):
     v = request.validated
     found = applicable(request, v["product_id"], v.get("variation_id"))
@@ -30,7 +31,7 @@ def post_calculate(request):
                              utcnow())
 
 
-@calculator.get(response=CONFIGURATION_DOC)
+@calculator.get(response=CONFIGURATION_DOC, cache="public")
 def get_calculator(request):
     product_id = request.validated["id"]
     calc = applicable(request, product_id, variation_as_product=True).calculator
@@ -58,7 +59,7 @@ def post_calculator(request):
     return {"success": True, "message": "Calculator settings saved.", "product_id": product.id}
 
 
-@pricing_table.get(response=TABLE_DOC)
+@pricing_table.get(response=TABLE_DOC, cache="public")
 def get_pricing_table(request):
     product_id = request.validated["id"]
     calc = applicable(request, product_id, variation_as_product=True).calculator

@@ -30,18 +30,16 @@ from ..admin.forms import form_values, refuse_form
 from ..admin.guard import admin_redirect, admin_url
 from ..admin.pages import AdminPage, admin_view
 from ..auth import Identity, require, user_can
+from ..cache import cached
 from ..cli import CliError, Parser
-from ..db.generations import (add_generation_triggers, cached_by_generation, drop_generation_triggers,
-                              generation, statement_key)
 from ..db import Base, get_by_id, get_or_404, hooks_of
 from ..db.types import Money, UTCDateTime, utcnow
 from ..errors import (BAD_REQUEST, FORBIDDEN, INTERNAL_ERROR, INVALID_JSON, INVALID_PARAM, NO_ROUTE, NOT_LOGGED_IN,
                       ErrorCode, InvalidParams, RestError)
 from ..hookspecs import hookimpl, hookspec
-from ..jsonutil import rendered_json
 from ..plugins import apply_filters, call_action, plugin_enabled
 from ..queue import Periodic, TaskContext, enqueue_after_commit, enqueue_now
-from ..rest import PaginationSchema, Service, deserialize, frozen, json_body, kept_page, make_partial, paginate
+from ..rest import PaginationSchema, Service, deserialize, json_body, make_partial, paginate
 from ..rest.urls import site_rest_url, site_url
 from ..rest.types import (COLUMN_INT, POSITIVE_ID, DateText, DecimalText, IdList, OptionalId, RowId, StrictBoolean,
                           StrictInt, StrictString, TimeText, bound_check, is_url, money_amount, not_blank, once,
@@ -58,13 +56,13 @@ from ..values import INT_MAX, TRUE_WORDS, FALSE_WORDS, id_in_range, is_digits, p
 __all__ = [
     # hooks
     "hookimpl", "hookspec", "apply_filters", "call_action", "hooks_of", "plugin_enabled",
+    # cache (with a service view's ``cache="public"``)
+    "cached",
     # errors
     "RestError", "ErrorCode", "InvalidParams", "BAD_REQUEST", "INVALID_PARAM", "INVALID_JSON", "NOT_LOGGED_IN",
     "FORBIDDEN", "NO_ROUTE", "INTERNAL_ERROR",
     # REST
-    "cached_by_generation", "generation", "statement_key", "add_generation_triggers", "drop_generation_triggers",
-    "rendered_json",
-    "Service", "site_url", "site_rest_url", "PaginationSchema", "paginate", "kept_page", "frozen", "deserialize", "json_body", "make_partial",
+    "Service", "site_url", "site_rest_url", "PaginationSchema", "paginate", "deserialize", "json_body", "make_partial",
     # schema types and validators
     "StrictBoolean", "StrictInt", "StrictString", "DecimalText", "DateText", "TimeText", "OptionalId", "RowId",
     "IdList", "COLUMN_INT", "POSITIVE_ID", "money_amount", "not_blank", "is_url", "url_or_empty", "valid_email",

@@ -4,7 +4,7 @@ from pyramid.interfaces import IRoutesMapper
 from ..values import id_in_range
 from .ids import never_reuse_ids  # also: tables of the shared metadata never reuse ids
 from .meta import Base, metadata
-from .kept import KeptConnections
+from .thread_connections import ThreadConnections
 from .session import (
     get_tm_session,
     make_engine,
@@ -36,7 +36,7 @@ def includeme(config):
     read_factory = make_read_session_factory(engine)
     read_only_views = config.registry.setdefault(READ_ONLY_VIEWS, set())
     server = engine.dialect.name != "sqlite"
-    kept = config.registry["db.kept"] = KeptConnections(engine, ping_after_idle(settings), autocommit_reads=server)
+    kept = config.registry["db.thread_connections"] = ThreadConnections(engine, ping_after_idle(settings), autocommit_reads=server)
 
     def reads_only(request, route):
         return request.method in ("GET", "HEAD") or (

@@ -12,6 +12,7 @@ import re
 import threading
 
 from sqlalchemy import BigInteger, Column, Connection, String, Table, event, inspect, select
+from sqlalchemy import inspect as sa_inspect
 
 from ..jsonutil import Rendered
 from .meta import metadata
@@ -46,7 +47,7 @@ _READ_STATE = {
 }
 _SQLITE_STATE = _READ_STATE["sqlite"].format(kept="?")
 _CURSOR_STATE = _READ_STATE["postgresql"].format(kept="%s")
-_KEPT_OPTIONS = "db.kept_options"  # registry key: (options generation, {key: value}) of the process
+_CACHED_OPTIONS = "db.cached_options"  # registry key: (options generation, {key: value}) of the process
 _NOTHING_KEPT = -1  # no generation is negative
 
 
@@ -80,7 +81,7 @@ def _read_state(session):
     options are the process's kept ones when the statement says they have not changed since
     (they are then shared: read them, never change them)."""
     registry = session.info["registry"]
-    kept = registry.get(_KEPT_OPTIONS)
+    kept = registry.get(_CACHED_OPTIONS)
     kept_generation = _NOTHING_KEPT if kept is None else kept[0]
     connection = _state_connection(session)
     dialect = connection.dialect.name
@@ -109,7 +110,7 @@ def _read_state(session):
     if kept is not None and options_generation == kept_generation:
         return generations_seen, kept[1]  # the statement sent no option: none changed
     if options_generation is not None:
-        registry[_KEPT_OPTIONS] = (options_generation, options)
+        registry[_CACHED_OPTIONS] = (options_generation, options)
     return generations_seen, options
 
 
@@ -125,8 +126,8 @@ def _state_connection(session):
 
 
 def _autocommits(connection):
-    """The driver commits each statement itself: a web thread's kept connection serving a read
-    (kept.py switches psycopg's flag), or one set to SQLAlchemy's AUTOCOMMIT level. (sqlite3's
+    """The driver commits each statement itself: a web thread's own connection serving a read
+    (thread_connections.py switches psycopg's flag), or one set to SQLAlchemy's AUTOCOMMIT level. (sqlite3's
     ``autocommit`` of Python 3.12 is -1 in the legacy mode our engine uses, hence ``is True``.)"""
     if connection.invalidated or connection.closed:
         return False
@@ -232,41 +233,39 @@ def wrote_generation(session, name):
     return any(tables.get(table) == name for table in written)
 
 
-_TABLES_KEY = "db.generation_tables"
-_TRIGGERS = {
-    "postgresql": "SELECT c.relname, t.tgargs FROM pg_trigger t "
-                  "JOIN pg_class c ON c.oid = t.tgrelid WHERE t.tgname LIKE 'sp\\_generation\\_%'",
-    "sqlite": "SELECT tbl_name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'sp_generation_%'",
-}
-_SQLITE_GENERATION = re.compile(r"VALUES \('([^']+)', 0\)")
+def written_tables(session):
+    """The tables this transaction has written (``EVERYTHING`` among them when it cannot tell)."""
+    return session.info.get(_WRITTEN) or _NONE_WRITTEN
+
+
+_NONE_WRITTEN = frozenset()
+
+
+def declared_generations(meta=metadata):
+    """{table: (generation, changed columns or ())} as the models declare them:
+    ``Table.info["generation"]`` (and ``"generation_columns"``: an UPDATE counts only when one
+    of those columns changed). A table that declares none belongs to no generation."""
+    declared = {}
+    for table in meta.tables.values():
+        name = table.info.get("generation")
+        if name is not None:
+            declared[table.name] = (name, tuple(table.info.get("generation_columns", ())))
+    return declared
 
 
 def generation_tables(session):
-    """{table: generation} as the migrations' triggers say (``add_generation_triggers``), read
-    once per process (a process starts after the migrations it serves). A table no trigger
-    names belongs to no generation."""
-    registry = session.info["registry"]
-    tables = registry.get(_TABLES_KEY)
-    if tables is None:
-        connection = session.connection()
-        dialect = connection.dialect.name
-        # On the driver: a read of the schema once per process, not a statement of the request.
-        cursor = connection.connection.dbapi_connection.cursor()
-        try:
-            cursor.execute(_TRIGGERS[dialect])
-            rows = cursor.fetchall()
-        finally:
-            cursor.close()
-        tables = {}
-        for table, argument in rows:
-            if dialect == "postgresql":
-                tables[table] = bytes(argument).split(b"\x00")[0].decode()  # NUL-separated
-            else:
-                match = _SQLITE_GENERATION.search(argument or "")
-                if match:
-                    tables[table] = match.group(1)
-        registry[_TABLES_KEY] = tables
-    return tables
+    """{table: generation} as the models declare them (``declared_generations``)."""
+    return _declared_tables()
+
+
+def _declared_tables():
+    global _DECLARED
+    if _DECLARED is None or len(metadata.tables) != _DECLARED[0]:
+        _DECLARED = (len(metadata.tables), {t: name for t, (name, _) in declared_generations().items()})
+    return _DECLARED[1]
+
+
+_DECLARED = None
 
 
 class GenerationCache:
@@ -349,44 +348,125 @@ def cached_by_generation(session, name, key, compute):
     return cache.get_or_compute(session, name, key, compute)
 
 
-# --- the triggers that bump them (for migrations) ---------------------------------------------
+# --- the triggers that bump them (emitted by ``storeplatform migrate``) ---------------------------
 
 _PG_FUNCTION = "sp_bump_generation"  # created by sp0004: bumps TG_ARGV[0] once per transaction
+_TRIGGERS = {
+    # The changed columns travel as the trigger's second argument: the function ignores it,
+    # the sync reads it back.
+    "postgresql": "SELECT c.relname, t.tgname, t.tgargs FROM pg_trigger t "
+                  "JOIN pg_class c ON c.oid = t.tgrelid WHERE t.tgname LIKE 'sp\\_generation\\_%'",
+    "sqlite": "SELECT tbl_name, name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'sp_generation_%'",
+}
+_SQLITE_GENERATION = re.compile(r"SELECT '([^']+)', 0 WHERE NOT EXISTS")
+_SQLITE_COLUMN = re.compile(r"OLD\.(\w+) IS NOT NEW\.")
+_INCOMPLETE = "(some of its triggers are missing)"
+
+
+def emitted_generations(connection):
+    """{table: (generation, changed columns)} as the database's triggers say (a table missing
+    some of the triggers its generation needs: a generation that names it)."""
+    dialect = connection.dialect.name
+    emitted, names = {}, {}
+    for table, name, argument in connection.exec_driver_sql(_TRIGGERS[dialect]).all():
+        names.setdefault(table, set()).add(name)
+        if dialect == "postgresql":
+            args = bytes(argument).split(b"\x00")  # NUL-separated, NUL-terminated
+            columns = tuple(c for c in args[1].decode().split(",") if c) if len(args) > 2 else ()
+            emitted[table] = (args[0].decode(), columns)
+        else:
+            match = _SQLITE_GENERATION.search(argument or "")
+            if match is None:  # a trigger of an older form: made again
+                names[table].add(None)
+            elif table not in emitted:
+                emitted[table] = (match.group(1), ())
+            if match and " UPDATE ON " in argument:
+                emitted[table] = (match.group(1), tuple(_SQLITE_COLUMN.findall(argument)))
+    for table in names:
+        emitted.setdefault(table, (_INCOMPLETE, ()))
+    for table, (generation_name, columns) in list(emitted.items()):
+        if names[table] != _trigger_names(dialect, table, columns):
+            emitted[table] = (_INCOMPLETE, ())
+    return emitted
+
+
+def _trigger_names(dialect, table, columns):
+    if dialect == "postgresql":
+        return {f"sp_generation_{table}"} | ({f"sp_generation_{table}_update"} if columns else set())
+    return {f"sp_generation_{table}_{operation}" for operation in ("insert", "update", "delete")}
+
+
+def triggers_to_change(connection, meta=metadata):
+    """The tables whose generation triggers are not what the models declare, of the tables both
+    the database and the models of this process have (a disabled plugin's tables are left as
+    they are), with {table: declaration} and {table: what the triggers count} of those."""
+    known = set(sa_inspect(connection).get_table_names()) & set(meta.tables)
+    declared = {t: v for t, v in declared_generations(meta).items() if t in known}
+    emitted = {t: v for t, v in emitted_generations(connection).items() if t in known}
+    return sorted(t for t in set(declared) | set(emitted) if declared.get(t) != emitted.get(t)), declared, emitted
+
+
+def emit_generation_triggers(connection, meta=metadata):
+    """Make the database's generation triggers what the models declare: those of a table whose
+    declaration changed are made again, those of a table that declares none are dropped.
+    Returns the tables whose triggers changed."""
+    changed, declared, emitted = triggers_to_change(connection, meta)
+    execute = connection.exec_driver_sql
+    for table in changed:
+        if table in emitted:
+            _drop_triggers(execute, connection.dialect.name, table)
+        if table in declared:
+            name, columns = declared[table]
+            _create_triggers(execute, connection.dialect.name, name, table, columns)
+    return changed
 
 
 def add_generation_triggers(op, name, tables, changed_columns=None):
-    """In a migration: every committed change of ``tables`` moves generation ``name`` on. On
-    PostgreSQL at commit (a deferred constraint trigger, once per transaction); on SQLite, whose
-    writers are serialized anyway, a row trigger per statement kind. With ``changed_columns``, an
-    UPDATE counts only when one of those columns changed (what the generation keeps reads only
-    them, and the table's other columns change often)."""
-    postgresql = op.get_bind().dialect.name == "postgresql"
-    when = None
-    if changed_columns:
-        distinct = "IS DISTINCT FROM" if postgresql else "IS NOT"
-        when = " OR ".join(f"OLD.{column} {distinct} NEW.{column}" for column in changed_columns)
+    """In a migration (the host's history; models now declare their generation): every
+    committed change of ``tables`` moves generation ``name`` on."""
+    dialect = op.get_bind().dialect.name
     for table in tables:
-        if postgresql:
-            kinds = [("", "INSERT OR UPDATE OR DELETE", "")] if when is None else \
-                [("", "INSERT OR DELETE", ""), ("_update", "UPDATE", f"WHEN ({when}) ")]
-            for suffix, operations, condition in kinds:
-                op.execute(f"CREATE CONSTRAINT TRIGGER sp_generation_{table}{suffix} AFTER {operations} ON "
-                           f"{table} DEFERRABLE INITIALLY DEFERRED FOR EACH ROW {condition}"
-                           f"EXECUTE FUNCTION {_PG_FUNCTION}('{name}')")
-            continue
-        for operation in ("INSERT", "UPDATE", "DELETE"):
-            condition = f"WHEN {when} " if when and operation == "UPDATE" else ""
-            op.execute(f"CREATE TRIGGER sp_generation_{table}_{operation.lower()} AFTER {operation} ON {table} "
-                       f"{condition}BEGIN INSERT OR IGNORE INTO generations (name, value) VALUES ('{name}', 0); "
-                       f"UPDATE generations SET value = value + 1 WHERE name = '{name}'; END")
+        _create_triggers(op.execute, dialect, name, table, tuple(changed_columns or ()))
 
 
 def drop_generation_triggers(op, tables):
-    postgresql = op.get_bind().dialect.name == "postgresql"
+    dialect = op.get_bind().dialect.name
     for table in tables:
-        if postgresql:
-            op.execute(f"DROP TRIGGER IF EXISTS sp_generation_{table} ON {table}")
-            op.execute(f"DROP TRIGGER IF EXISTS sp_generation_{table}_update ON {table}")
-        else:
-            for operation in ("insert", "update", "delete"):
-                op.execute(f"DROP TRIGGER IF EXISTS sp_generation_{table}_{operation}")
+        _drop_triggers(op.execute, dialect, table)
+
+
+def _create_triggers(execute, dialect, name, table, columns):
+    """On PostgreSQL at commit (a deferred constraint trigger, once per transaction); on SQLite,
+    whose writers are serialized anyway, a row trigger per statement kind. With ``columns``, an
+    UPDATE counts only when one of those columns changed (what the generation keeps reads only
+    them, and the table's other columns change often)."""
+    postgresql = dialect == "postgresql"
+    when = None
+    if columns:
+        distinct = "IS DISTINCT FROM" if postgresql else "IS NOT"
+        when = " OR ".join(f"OLD.{column} {distinct} NEW.{column}" for column in columns)
+    if postgresql:
+        kinds = [("", "INSERT OR UPDATE OR DELETE", "")] if when is None else \
+            [("", "INSERT OR DELETE", ""), ("_update", "UPDATE", f"WHEN ({when}) ")]
+        for suffix, operations, condition in kinds:
+            execute(f"CREATE CONSTRAINT TRIGGER sp_generation_{table}{suffix} AFTER {operations} ON "
+                    f"{table} DEFERRABLE INITIALLY DEFERRED FOR EACH ROW {condition}"
+                    f"EXECUTE FUNCTION {_PG_FUNCTION}('{name}', '{','.join(columns)}')")
+        return
+    for operation in ("INSERT", "UPDATE", "DELETE"):
+        condition = f"WHEN {when} " if when and operation == "UPDATE" else ""
+        # Not INSERT OR IGNORE: in a trigger fired by a foreign key's action (ON DELETE SET NULL
+        # of event details) SQLite does not ignore the conflict.
+        execute(f"CREATE TRIGGER sp_generation_{table}_{operation.lower()} AFTER {operation} ON {table} "
+                f"{condition}BEGIN INSERT INTO generations (name, value) SELECT '{name}', 0 WHERE NOT EXISTS "
+                f"(SELECT 1 FROM generations WHERE name = '{name}'); "
+                f"UPDATE generations SET value = value + 1 WHERE name = '{name}'; END")
+
+
+def _drop_triggers(execute, dialect, table):
+    if dialect == "postgresql":
+        execute(f"DROP TRIGGER IF EXISTS sp_generation_{table} ON {table}")
+        execute(f"DROP TRIGGER IF EXISTS sp_generation_{table}_update ON {table}")
+    else:
+        for operation in ("insert", "update", "delete"):
+            execute(f"DROP TRIGGER IF EXISTS sp_generation_{table}_{operation}")

@@ -2,7 +2,7 @@
 
 A process serves with threads, and each kind of thread holds connections at the same time:
 
-- a web thread keeps one connection between its requests (``kept.py``) and may open one
+- a web thread keeps one connection between its requests (``thread_connections.py``) and may open one
   transaction of its own beside it while a request runs (an OAuth nonce or a storefront
   rate window committed whatever the request does next, the readiness probe);
 - a task thread (the embedded consumer's or a standalone worker's) runs its task's transaction

@@ -132,6 +132,30 @@ def record_write(session, table):
         mark_changed(session, manager)
 
 
+_SESSION_ATTRIBUTE = "_storeplatform_session"
+
+
+def _mark_session_connections(factory):
+    """Each connection a session's transaction runs on names its session while the transaction
+    lasts (``session_using``)."""
+    def began(session, transaction, connection):
+        setattr(connection, _SESSION_ATTRIBUTE, weakref.ref(session))
+
+    event.listen(factory, "after_begin", began)
+
+
+def session_using(connection):
+    """The session whose transaction runs on ``connection`` now, or None."""
+    ref = getattr(connection, _SESSION_ATTRIBUTE, None)
+    session = None if ref is None else ref()
+    if session is None or not session.in_transaction():
+        return None
+    try:
+        return session if session.connection() is connection else None
+    except Exception:
+        return None
+
+
 def make_read_session_factory(engine):
     """Sessions for GET and HEAD requests: a write raises ``ReadOnlyRequest`` on every database;
     on a database server they autocommit (no BEGIN, no ROLLBACK round trips), each statement
@@ -155,6 +179,7 @@ def make_read_session_factory(engine):
 def make_session_factory(engine, info=None):
     factory = sessionmaker(bind=engine, expire_on_commit=False, info=info or {})
     track_writes(factory)
+    _mark_session_connections(factory)
     _join_transaction_managers(factory)
     return factory
 
@@ -195,7 +220,7 @@ def _join_transaction_managers(factory):
 
 def get_tm_session(session_factory, transaction_manager, registry=None, request=None, bind=None):
     """A session joined to ``transaction_manager``; commit and abort belong to it. ``bind``: a
-    connection to run on instead of one from the pool (a web thread's kept connection).
+    connection to run on instead of one from the pool (a web thread's own connection).
 
     ``session.info`` carries what code holding only a session needs: the transaction
     manager (for after-commit work), the registry and, in a web request, the request.

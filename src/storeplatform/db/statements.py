@@ -6,11 +6,15 @@ of a millisecond per statement, more than the round trip to the database; a work
 statements per delivery pays it once per process instead. SQLAlchemy still provides the
 connection, its pool and its transaction state; the SQL text and the parameter conversions
 (time stamps on SQLite) are its own, compiled from the same constructs as everywhere else.
+Each execution runs in a session's transaction, whatever it does: a write is the transaction's
+own (recorded as one through the session is), a read is named to the host's cache.
 """
 from sqlalchemy import Delete
+from sqlalchemy.orm import Session
 
+from ..cache import note_tables, refuse, statement_tables
 from .generations import EVERYTHING
-from .session import record_write
+from .session import record_write, session_using
 
 
 _CURSOR = "db.driver_cursor"
@@ -43,6 +47,7 @@ class DriverStatement:
         self.statement = statement
         self._compiled = {}  # dialect name -> (sql, positional names or None, defaults, converters)
         self._processors = {}  # dialect name -> a result processor (or None) per returned column
+        self._tables = None  # the tables it reads or writes (EVERYTHING: written as text)
 
     def _compile(self, dialect):
         compiled = self._compiled.get(dialect.name)
@@ -62,17 +67,37 @@ class DriverStatement:
                 str(form), tuple(form.positiontup) if form.positional else None, defaults, converters)
         return compiled
 
-    def first_in(self, session, **values):
-        """In ``session``'s transaction: the first row (a tuple) with each column's type applied
-        as a query through the session would give it, or None. A write counts as the session's
-        own: a session of a read request refuses it (``ReadOnlyRequest``), the transaction
-        commits it, and what the generations keep is computed afresh for the rest of the
-        transaction. Query counters (``before_cursor_execute``) see the statement."""
-        connection = session.connection()
+    def _run_in(self, target):
+        """The connection to run on. ``target``: a session (its transaction's connection, and the
+        statement counts as the session's own: a write is recorded as one through the session is
+        — a read request's session refuses it, the transaction commits it, what is cached of the
+        tables it wrote is computed afresh for the rest of the transaction — and a read is named
+        to the host's cache); or a connection no session is using (a worker's own)."""
+        if isinstance(target, Session):
+            session, connection = target, target.connection()
+        else:
+            session, connection = None, target
+            if session_using(connection) is not None:
+                raise TypeError("this connection belongs to a session's transaction: pass the session, "
+                                "so that the transaction knows what the statement wrote")
+        tables = self._tables
+        if tables is None:
+            tables = self._tables = statement_tables(self.statement)
         if self.statement.is_dml:
-            table = EVERYTHING if isinstance(self.statement, Delete) else self.statement.table.name
-            record_write(session, table)
-        row = self._execute(connection, values, counted=True).fetchone()
+            if session is not None:
+                record_write(session, EVERYTHING if isinstance(self.statement, Delete) else self.statement.table.name)
+        elif tables is EVERYTHING:
+            refuse("a statement written as text")
+        else:
+            note_tables(tables)
+        return connection
+
+    def first(self, target, **values):
+        """The first row (a tuple) with each column's type applied
+        as a query through the session would give it, or None. Query counters
+        (``before_cursor_execute``) see the statement."""
+        connection = self._run_in(target)
+        row = self._execute(connection, values).fetchone()
         if row is None:
             return None
         return tuple(value if convert is None or value is None else convert(value)
@@ -86,24 +111,22 @@ class DriverStatement:
                 for column in self.statement.exported_columns]
         return processors
 
-    def first(self, connection, **values):
-        """The first row (a tuple), or None."""
-        return self._execute(connection, values).fetchone()
-
-    def rowcount(self, connection, **values):
+    def rowcount(self, target, **values):
         """How many rows the statement changed."""
-        return self._execute(connection, values).rowcount
+        return self._execute(self._run_in(target), values).rowcount
 
-    def returned_each(self, connection, rows):
+    def returned_each(self, target, rows):
         """Run once per dict of ``rows``; for each, whether it returned a row (a statement with
         RETURNING: whether it changed one). psycopg sends them all in one round trip."""
-        return [row is not None for row in self.returned_rows(connection, rows)]
+        return [row is not None for row in self.returned_rows(target, rows)]
 
-    def returned_rows(self, connection, rows):
+    def returned_rows(self, target, rows):
         """Run once per dict of ``rows``; for each, the row it returned (a tuple) or None.
         psycopg sends them all in one round trip."""
+        connection = self._run_in(target)
         sql, names, defaults, converters = self._compile(connection.dialect)
         params = [self._params(names, defaults, converters, values) for values in rows]
+        self._counted(connection, sql, params)
         cursor = _cursor(connection)
         if connection.dialect.driver == "psycopg" and len(params) > 1:
             cursor.executemany(sql, params, returning=True)
@@ -118,17 +141,26 @@ class DriverStatement:
             returned.append(cursor.fetchone())
         return returned
 
-    def many(self, connection, rows):
+    def many(self, target, rows):
         """Run once per dict of ``rows`` (the driver sends them together where it can)."""
+        connection = self._run_in(target)
         sql, names, defaults, converters = self._compile(connection.dialect)
-        _cursor(connection).executemany(sql, [self._params(names, defaults, converters, values) for values in rows])
+        params = [self._params(names, defaults, converters, values) for values in rows]
+        self._counted(connection, sql, params)
+        _cursor(connection).executemany(sql, params)
 
-    def _execute(self, connection, values, counted=False):
-        """The cursor after one execution; ``counted``: shown to ``before_cursor_execute``
-        listeners first (query counters), as a statement through the session is."""
+    @staticmethod
+    def _counted(connection, sql, params):
+        # Shown to ``before_cursor_execute`` listeners first (query counters), as a statement
+        # through the session is.
+        if connection.dispatch.before_cursor_execute:
+            connection.dispatch.before_cursor_execute(connection, None, sql, params, None, True)
+
+    def _execute(self, connection, values):
+        """The cursor after one execution."""
         sql, names, defaults, converters = self._compile(connection.dialect)
         params = self._params(names, defaults, converters, values)
-        if counted and connection.dispatch.before_cursor_execute:
+        if connection.dispatch.before_cursor_execute:
             connection.dispatch.before_cursor_execute(connection, None, sql, params, None, False)
         cursor = _cursor(connection)
         cursor.execute(sql, params)

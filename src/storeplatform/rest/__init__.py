@@ -3,6 +3,7 @@ from pyramid.events import BeforeTraversal
 from pyramid.httpexceptions import HTTPMethodNotAllowed
 from pyramid.tweens import MAIN
 
+from ..cache import stop_reading
 from ..errors import INVALID_URL, RestError
 from ..jsonutil import dumpb
 from .answers import json_answer
@@ -10,7 +11,7 @@ from .errors import add_error_translation, add_error_views, error_response
 from .index import root_index
 from .namespaces import Namespace, namespace_for_path
 from .openapi import openapi_document
-from .pagination import PaginationSchema, frozen, kept_page, page_nodes, paginate, set_headers
+from .pagination import PaginationSchema, page_nodes, paginate, set_headers
 from .schema import deserialize, json_body, make_partial
 from .service import (
     RestService,
@@ -74,6 +75,10 @@ def rest_tween_factory(handler, registry):
                 raise INVALID_URL("The URL must not contain NUL characters.")
             request.rest_namespace = namespace_for_path(registry, path)
             request.is_rest = True
+            try:
+                return handler(request)
+            finally:
+                stop_reading()  # a cached view's recording, when its validators refused the request
         return handler(request)
 
     return rest_tween
@@ -95,7 +100,7 @@ def guard_and_identify(event):
 
 __all__ = [
     "Namespace", "RestService", "RestError", "Service", "namespace", "namespace_for_path", "add_error_views",
-    "error_response", "PaginationSchema", "page_nodes", "paginate", "kept_page", "frozen", "set_headers", "deserialize", "json_body",
+    "error_response", "PaginationSchema", "page_nodes", "paginate", "set_headers", "deserialize", "json_body",
     "make_partial", "DecimalText", "StrictBoolean", "StrictInt", "StrictString", "rest_url", "site_rest_url",
     "site_url",
 ]

@@ -4,7 +4,6 @@ from urllib.parse import quote
 import colander
 from sqlalchemy import func, select
 
-from ..db.generations import cached_by_generation, statement_key
 from .types import StrictInt
 
 
@@ -26,45 +25,15 @@ class PaginationSchema(colander.MappingSchema):
             self.add(node)
 
 
-def paginate(request, stmt, generation=None):
+def paginate(request, stmt):
     """One page of ``stmt`` (``page`` and ``per_page`` from ``request.validated``), with
     ``X-Total``, ``X-TotalPages`` and ``Link`` set. Returns objects when ``stmt`` selects one
-    entity or column, row tuples when it selects several.
-
-    Two queries: the count, then the page (none when the count is 0). With ``generation``
-    (e.g. ``"content"``: ``stmt`` reads only posts, terms and tables whose changes touch their
-    post), the count is kept per process until that generation moves on: a count over thousands
-    of rows costs the database more than the whole rest of a request. ``kept_page`` keeps the
-    page as well.
-    """
+    entity or column, row tuples when it selects several. Two queries: the count, then the page
+    (none when the count is 0)."""
     page, per_page = _page_of(request)
-    count = _count_stmt(stmt)
-    if generation is None:
-        total = request.db.execute(count).scalar_one()
-    else:
-        total = cached_by_generation(request.db, generation, ("count", statement_key(count)),
-                                     lambda: request.db.execute(count).scalar_one())
+    total = request.db.execute(_count_stmt(stmt)).scalar_one()
     set_headers(request, total, page, per_page)
     return _rows(request, stmt, page, per_page) if total else []
-
-
-def kept_page(request, generation, key, make_stmt, build):
-    """One page as ``paginate`` answers it, kept per process by ``generation`` under ``key`` with
-    its total: ``key`` must hold everything the page depends on (the validated parameters, and
-    what ``build`` reads besides the rows: the site URL, the time zone, today's date for a list of
-    upcoming items). Nothing is built while the page is kept, not even its statement (building a
-    statement with a dozen filters costs more than the rest of such a request); ``make_stmt()``
-    and ``build(rows)`` run when it is not."""
-    page, per_page = _page_of(request)
-
-    def compute():
-        stmt = make_stmt()
-        total = request.db.execute(_count_stmt(stmt)).scalar_one()
-        return total, build(_rows(request, stmt, page, per_page) if total else [])
-
-    total, body = cached_by_generation(request.db, generation, ("kept page", key, page, per_page), compute)
-    set_headers(request, total, page, per_page)
-    return body
 
 
 def _page_of(request):
@@ -78,15 +47,6 @@ def _count_stmt(stmt):
 def _rows(request, stmt, page, per_page):
     result = request.db.execute(stmt.limit(per_page).offset((page - 1) * per_page))
     return result.unique().scalars().all() if len(stmt.column_descriptions) == 1 else result.all()
-
-
-def frozen(value):
-    """A hashable form of validated parameters (dicts, lists, sets of plain values)."""
-    if isinstance(value, dict):
-        return tuple(sorted((k, frozen(v)) for k, v in value.items()))
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return tuple(frozen(v) for v in value)
-    return value
 
 
 def set_headers(request, total, page, per_page):

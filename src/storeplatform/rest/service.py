@@ -11,9 +11,11 @@ service from it under that site's ``{rest_root}``, so one module serves any numb
 Cornice stays replaceable behind this module. Validation, permissions and error bodies are ours.
 """
 from pyramid.config import PHASE1_CONFIG
+from pyramid.exceptions import ConfigurationError
 from cornice import Service as CorniceService
 
 from ..auth.capabilities import require
+from ..cache import cached_answers, reading_validator
 from ..db import READ_ONLY_VIEWS
 from ..values import id_in_range
 from .answers import answered
@@ -35,7 +37,8 @@ class Service:
     ``response`` (the response shape for the schema index), ``permission_description``
     (the capability the index names when ``permission`` is a callable) and ``read_only`` (a
     POST that only computes, such as a price: its session refuses writes and, on a database
-    server, runs without a transaction, as GET's does).
+    server, runs without a transaction, as GET's does) and ``cache`` (``"public"``: its answers
+    may be kept by the host, ``storeplatform.cache``; a GET's, HEAD's or a ``read_only`` view's).
     """
 
     def __init__(self, namespace, path, *, name=None, description=""):
@@ -86,10 +89,14 @@ class RestService(CorniceService):
         self.read_only_methods = set()
 
     def add_view(self, method, view, *, permission=None, query=None, body=None, body_reader=None, bind=None,
-                 response=None, permission_description=None, read_only=False, **kwargs):
+                 response=None, permission_description=None, read_only=False, cache=None, **kwargs):
         method = method.upper()
         if read_only:
             self.read_only_methods.add(method)
+        if cache not in (None, "public"):
+            raise ConfigurationError(f"{self.name} {method}: cache must be \"public\" or None, not {cache!r}")
+        if cache and not (read_only or method in ("GET", "HEAD")):
+            raise ConfigurationError(f"{self.name} {method}: only a view that reads (GET, or read_only) may be cached")
         self.docs[method] = {
             "query": query,
             "body": body,
@@ -98,8 +105,12 @@ class RestService(CorniceService):
         }
         validators = [_path_validator(integer_path_params(self.path)), _permission_validator(permission),
                       _schema_validator(query, body, body_reader or json_body, bind)]
+        view = answered(view)
+        if cache:
+            validators.insert(0, reading_validator)
+            view = cached_answers(view, self.name)
         kwargs.setdefault("permission", None)
-        super().add_view(method, answered(view), validators=validators, **kwargs)
+        super().add_view(method, view, validators=validators, **kwargs)
 
 
 def _permission_validator(permission):

@@ -8,6 +8,7 @@ from ..db.types import Money, UTCDateTime, utcnow
 
 class User(Base):
     __tablename__ = "users"
+    __table_args__ = {"info": {"generation": "auth"}}
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     login: Mapped[str] = mapped_column(String(60), unique=True)
@@ -20,6 +21,7 @@ class User(Base):
 
 class AppPassword(Base):
     __tablename__ = "app_passwords"
+    __table_args__ = {"info": {"generation": "auth"}}
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
@@ -33,6 +35,7 @@ class AppPassword(Base):
 
 class ConsumerKey(Base):
     __tablename__ = "consumer_keys"
+    __table_args__ = {"info": {"generation": "auth"}}
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
@@ -53,6 +56,7 @@ class AuthSession(Base):
     """A cookie login; the cookie holds a random token, the table its keyed hash."""
 
     __tablename__ = "auth_sessions"
+    __table_args__ = {"info": {"generation": "auth"}}
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
@@ -64,6 +68,7 @@ class AuthSession(Base):
 
 class Option(Base):
     __tablename__ = "options"
+    __table_args__ = {"info": {"generation": "options"}}
 
     key: Mapped[str] = mapped_column(String(191), primary_key=True)
     value = mapped_column(JSON, nullable=True)
@@ -75,8 +80,7 @@ class Post(Base):
     __tablename__ = "posts"
     __table_args__ = (
         Index("ix_posts_type_status_created", "post_type", "status", "created_at"),
-        Index("ix_posts_type_slug", "post_type", "slug"),
-    )
+        Index("ix_posts_type_slug", "post_type", "slug"), {"info": {"generation": "content"}})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     post_type: Mapped[str] = mapped_column(String(40))
@@ -96,7 +100,7 @@ class Post(Base):
 
 class Term(Base):
     __tablename__ = "terms"
-    __table_args__ = (UniqueConstraint("taxonomy", "slug"),)
+    __table_args__ = (UniqueConstraint("taxonomy", "slug"), {"info": {"generation": "content"}})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     taxonomy: Mapped[str] = mapped_column(String(40), index=True)
@@ -108,6 +112,7 @@ class Term(Base):
 
 class PostTerm(Base):
     __tablename__ = "post_terms"
+    __table_args__ = {"info": {"generation": "content"}}
 
     post_id: Mapped[int] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True)
     term_id: Mapped[int] = mapped_column(ForeignKey("terms.id", ondelete="CASCADE"), primary_key=True, index=True)
@@ -115,7 +120,7 @@ class PostTerm(Base):
 
 class Product(Base):
     __tablename__ = "products"
-    __table_args__ = (Index("ix_products_status_id", "status", "id"),)
+    __table_args__ = (Index("ix_products_status_id", "status", "id"), {"info": {"generation": "store"}})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(250))
@@ -134,7 +139,7 @@ class Product(Base):
 
 class Order(Base):
     __tablename__ = "orders"
-    __table_args__ = (Index("ix_orders_status_id", "status", "id"),)
+    __table_args__ = (Index("ix_orders_status_id", "status", "id"), {"info": {"generation": "store"}})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     status: Mapped[str] = mapped_column(String(20), default="pending")
@@ -156,6 +161,7 @@ class Order(Base):
 
 class OrderItem(Base):
     __tablename__ = "order_items"
+    __table_args__ = {"info": {"generation": "store"}}
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     order_id: Mapped[int] = mapped_column(ForeignKey("orders.id", ondelete="CASCADE"), index=True)

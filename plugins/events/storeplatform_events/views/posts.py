@@ -7,8 +7,8 @@ import logging
 from sqlalchemy import select
 from sqlalchemy.orm import lazyload
 
-from storeplatform.api import (Post, Service, frozen, json_body, kept_page, make_partial, once, paginate,
-                               rendered_json, require, site_timezone, user_can)
+from storeplatform.api import (Post, Service, json_body, make_partial, once, paginate, require, site_timezone,
+                               user_can)
 
 from .. import posts, queries, schemas
 from ..errors import CANNOT_DELETE, EVENT_INVALID_ID, ORGANIZER_INVALID_ID, VENUE_INVALID_ID
@@ -73,13 +73,6 @@ def item_json(request, kind, post, details, tz, embed=False, place_json=None):
     return serializer(request, post, details, tz, count)
 
 
-def filtered(request):
-    """Whether a plugin filters events, venues or organizers: then every object is built for it."""
-    hooks = request.hooks
-    return any(hook.get_hookimpls() for hook in (hooks.evt_rest_prepare_event, hooks.evt_rest_prepare_venue,
-                                                 hooks.evt_rest_prepare_organizer))
-
-
 def can_read(request, post):
     # read_post of a trashed item needs editing-level access (the host decides it).
     return post.status == "publish" or user_can(request, "read_post", post)
@@ -100,20 +93,10 @@ def list_items(request, kind, place_json=None):
     v = request.validated
     tz = site_timezone(request.db)
     if kind is EVENT:
-        def build(rows):
-            embed = embeds(request, rows, tz) if v["_embed"] else None
-            return [event_json(request, post, details, tz, embed) for post, details in rows]
-
-        if request.identity is None and not filtered(request):
-            # The same JSON for every anonymous caller until the content changes: kept per
-            # process, encoded, by content generation, under every parameter and what the JSON
-            # reads besides the rows.
-            key = (frozen(v), tz.key, request.application_url, request.site_options["events.permalink_base"],
-                   queries.today(request.db) if v.get("upcoming") else None)
-            return kept_page(request, "content", key, lambda: queries.event_list_stmt(request.db, v),
-                             lambda rows: rendered_json(build(rows)))
-        return build(paginate(request, queries.event_list_stmt(request.db, v), generation="content"))
-    rows = paginate(request, queries.place_list_stmt(kind, v), generation="content")
+        rows = paginate(request, queries.event_list_stmt(request.db, v))
+        embed = embeds(request, rows, tz) if v["_embed"] else None
+        return [event_json(request, post, details, tz, embed) for post, details in rows]
+    rows = paginate(request, queries.place_list_stmt(kind, v))
     counts = queries.event_counts(request.db, COUNT_COLUMNS[kind], [post.id for post, _ in rows])
     serializer = place_json or (venue_json if kind is VENUE else organizer_json)
     return [serializer(request, post, details, tz, counts.get(post.id, 0)) for post, details in rows]
@@ -166,7 +149,7 @@ def delete_item(request, kind, serializer=item_json, not_found=None):
 
 # --- events ----------------------------------------------------------------------------------
 
-@events.get(query=schemas.EventListQuery())
+@events.get(query=schemas.EventListQuery(), cache="public")
 def list_events(request):
     return list_items(request, EVENT)
 
@@ -208,7 +191,7 @@ def delete_event(request):
 
 # --- venues ----------------------------------------------------------------------------------
 
-@venues.get(query=schemas.VenueListQuery())
+@venues.get(query=schemas.VenueListQuery(), cache="public")
 def list_venues(request):
     return list_items(request, VENUE)
 
@@ -235,7 +218,7 @@ def delete_venue(request):
 
 # --- organizers ------------------------------------------------------------------------------
 
-@organizers.get(query=schemas.OrganizerListQuery())
+@organizers.get(query=schemas.OrganizerListQuery(), cache="public")
 def list_organizers(request):
     return list_items(request, ORGANIZER)
 

@@ -16,7 +16,9 @@ FINISHED = (DELIVERED, FAILED, SKIPPED)
 
 class Webhook(Base):
     __tablename__ = "evt_webhooks"
-    __table_args__ = (Index("ix_evt_webhooks_topic_status", "topic", "status"),)
+    # What is cached of webhooks (the active ones per topic) reads only these two columns.
+    __table_args__ = (Index("ix_evt_webhooks_topic_status", "topic", "status"),
+                      {"info": {"generation": "webhooks", "generation_columns": ("topic", "status")}})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(200), nullable=False)

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import Integer, and_, bindparam, case, delete, func, or_, select, update
 
-from storeplatform.api import UTCDateTime, cached_by_generation, enqueue_after_commit, utcnow
+from storeplatform.api import UTCDateTime, cached, enqueue_after_commit, utcnow
 from storeplatform.api.advanced import DriverStatement
 
 from .delivery import Attempt, Outcome
@@ -34,23 +34,16 @@ from .topics import FIRED_TOPICS
 log = logging.getLogger("storeplatform_events.webhooks")
 
 DELIVER_TASK = "events.deliver_webhook"
-_ACTIVE_CACHE = "evt_webhooks.active_by_topic"
 ABANDONED = "abandoned: the worker stopped while sending"
 
 
+@cached
 def active_webhook_ids(session, topic):
-    # Kept per process by the ``webhooks`` generation (evt0008), and for the transaction: an
-    # order that makes 50 tickets asks once, not 50 times.
-    cache = session.info.setdefault(_ACTIVE_CACHE, {})
-    if topic not in cache:
-        def load():
-            # On the table (Core): the ORM's compilation costs more than this one-column read.
-            hooks = Webhook.__table__
-            return tuple(session.execute(
-                select(hooks.c.id).where(hooks.c.topic == topic, hooks.c.status == "active").order_by(hooks.c.id)
-            ).scalars().all())
-        cache[topic] = cached_by_generation(session, "webhooks", ("active", topic), load)
-    return cache[topic]
+    # On the table (Core): the ORM's compilation costs more than this one-column read.
+    hooks = Webhook.__table__
+    return tuple(session.execute(
+        select(hooks.c.id).where(hooks.c.topic == topic, hooks.c.status == "active").order_by(hooks.c.id)
+    ).scalars().all())
 
 
 def on_topic(session, topic, object_id, info):
@@ -76,7 +69,7 @@ def on_topic(session, topic, object_id, info):
         enqueue_after_commit(session, DELIVER_TASK, row.id)
 
 
-# -- a worker's steps (one round trip each, on the driver's connection) -----------------------
+# -- a worker's steps (one round trip each, on the worker thread's own connection) -------------
 
 DELIVERIES, WEBHOOKS = WebhookDelivery.__table__, Webhook.__table__
 
@@ -123,7 +116,7 @@ _SKIP = DriverStatement(
     .values(status=SKIPPED, finished_at=bindparam("now", type_=UTCDateTime), error=bindparam("reason")))
 
 
-# -- outcomes (on a connection in a transaction: ``session.connection()`` in a session) -----
+# -- outcomes (in a session's transaction, or on a worker's own connection in a transaction) --
 
 @dataclass(frozen=True)
 class Finished:
@@ -191,7 +184,7 @@ def log_failed(webhook_id, topic, delivery_id, response_code, error, duration_ms
 def record(session, delivery_id, attempt, outcome, topic):
     """The test route's own row (written ``sending`` in this transaction): its outcome, counted
     and logged."""
-    record_outcomes(session.connection(), [Finished(delivery_id, attempt, outcome, True, utcnow(), topic)]).log()
+    record_outcomes(session, [Finished(delivery_id, attempt, outcome, True, utcnow(), topic)]).log()
 
 
 def record_outcomes(connection, finished):
@@ -320,7 +313,7 @@ def abandon_stuck(session, older_than_seconds):
         .returning(WebhookDelivery.id, WebhookDelivery.webhook_id, WebhookDelivery.topic)
         .execution_options(synchronize_session=False)).all()
     if closed:
-        prune_log(session.connection())
+        prune_log(session)
         for delivery_id, webhook_id, topic in closed:
             log_failed(webhook_id, topic, delivery_id, None, ABANDONED, None)
     return len(closed)

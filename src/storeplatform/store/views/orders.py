@@ -3,9 +3,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from ...db import get_by_id, get_or_404
-from ...db.generations import cached_by_generation
-from ...jsonutil import rendered_json
-from ...rest import Service, frozen, json_body, kept_page
+from ...rest import Service, json_body, paginate
 from .. import schemas
 from ..errors import ORDER_IN_USE, ORDER_INVALID_ID
 from ..models import Order, User
@@ -36,23 +34,16 @@ def order_json(request, item):
     }
 
 
-# An accounting tool or a box office polls the orders between sales: their JSON is kept per
-# process, encoded, by the ``store`` generation (orders and their lines), under what it reads
-# besides the rows (the site's address, in each order's link). A new or changed order anywhere
-# moves the generation on, and the next request reads afresh.
+# An accounting tool or a box office polls the orders between sales: their answers are cached
+# (a new or changed order anywhere moves the ``store`` generation on).
 
-@orders.get(permission="manage_shop", query=schemas.OrderListQuery())
+@orders.get(permission="manage_shop", query=schemas.OrderListQuery(), cache="public")
 def list_orders(request):
     v = request.validated
-
-    def make_stmt():
-        stmt = select(Order).order_by(Order.id.desc())
-        if "status" in v:
-            stmt = stmt.where(Order.status == v["status"])
-        return stmt
-
-    return kept_page(request, "store", (frozen(v), request.application_url), make_stmt,
-                     lambda items: rendered_json([order_json(request, o) for o in items]))
+    stmt = select(Order).order_by(Order.id.desc())
+    if "status" in v:
+        stmt = stmt.where(Order.status == v["status"])
+    return [order_json(request, o) for o in paginate(request, stmt)]
 
 
 def order_references(request):
@@ -80,12 +71,9 @@ def post_order(request):
     return order_json(request, item)
 
 
-@order.get(permission="manage_shop")
+@order.get(permission="manage_shop", cache="public")
 def get_order(request):
-    # Kept like a list page; an unknown order is a 404 each time.
-    order_id = request.validated["id"]
-    return cached_by_generation(request.db, "store", ("order", order_id, request.application_url), lambda: rendered_json(
-        order_json(request, get_or_404(request.db, Order, order_id, ORDER_INVALID_ID))))
+    return order_json(request, get_or_404(request.db, Order, request.validated["id"], ORDER_INVALID_ID))
 
 
 @order.put(permission="manage_shop", body=schemas.OrderUpdate())

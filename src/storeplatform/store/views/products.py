@@ -5,16 +5,14 @@ from sqlalchemy import or_, select
 
 from ...auth import user_can
 from ...db import get_by_id
-from ...db.generations import cached_by_generation, generation
 from ...db.types import utcnow
-from ...jsonutil import rendered_json
-from ...rest import Service, frozen, json_body, kept_page
+from ...rest import Service, json_body, paginate
 from ...rest.types import once
 from .. import schemas
 from ..errors import PRODUCT_INVALID_ID
 from ..models import Product
 from ..money import currency_format, format_money
-from ..products import current_price, product_problems, sale_epoch, sale_is_active
+from ..products import current_price, product_problems, sale_is_active
 
 products = Service("store/v1", "/products", name="products", description="Products.")
 product = Service("store/v1", r"/products/{id:\d+}", name="product", description="One product.")
@@ -72,42 +70,24 @@ def _product_values(values):
     return values
 
 
-def _kept_under(request, manager, now):
-    """A storefront reads the same products all day: their JSON is kept per process, encoded, by
-    the ``store`` generation, under what it reads besides the rows: who may see drafts, the
-    currency options, the site's address, and which sale windows are open at ``now``."""
-    return manager, generation(request.db, "options"), request.application_url, sale_epoch(request.db, now)
-
-
-@products.get(query=schemas.ProductListQuery())
+@products.get(query=schemas.ProductListQuery(), cache="public")
 def list_products(request):
     v = request.validated
-    manager = user_can(request, "manage_shop")
-
-    def make_stmt():
-        stmt = select(Product).order_by(Product.id.desc())
-        if manager:
-            if "status" in v:
-                stmt = stmt.where(Product.status == v["status"])
-        else:
-            stmt = stmt.where(Product.status == "publish")
-        if "type" in v:
-            stmt = stmt.where(Product.type == v["type"])
-        if "parent" in v:
-            stmt = stmt.where(Product.parent_id == v["parent"])
-        if v.get("search"):
-            like = f"%{v['search']}%"
-            stmt = stmt.where(or_(Product.name.ilike(like), Product.sku.ilike(like)))
-        return stmt
-
-    now = utcnow()
-    key = (frozen(v), *_kept_under(request, manager, now))
-
-    def build(items):
-        fmt = currency_format(request.db)
-        return rendered_json([product_json(request, p, fmt, now) for p in items])
-
-    return kept_page(request, "store", key, make_stmt, build)
+    stmt = select(Product).order_by(Product.id.desc())
+    if user_can(request, "manage_shop"):
+        if "status" in v:
+            stmt = stmt.where(Product.status == v["status"])
+    else:
+        stmt = stmt.where(Product.status == "publish")
+    if "type" in v:
+        stmt = stmt.where(Product.type == v["type"])
+    if "parent" in v:
+        stmt = stmt.where(Product.parent_id == v["parent"])
+    if v.get("search"):
+        like = f"%{v['search']}%"
+        stmt = stmt.where(or_(Product.name.ilike(like), Product.sku.ilike(like)))
+    fmt, now = currency_format(request.db), utcnow()
+    return [product_json(request, p, fmt, now) for p in paginate(request, stmt)]
 
 
 @products.post(permission="manage_shop", body=schemas.ProductBody(), bind=product_checks)
@@ -120,13 +100,9 @@ def create_product(request):
     return product_json(request, item)
 
 
-@product.get()
+@product.get(cache="public")
 def get_product(request):
-    # Kept like a list page; an unknown or hidden product is a 404 each time.
-    now = utcnow()
-    key = ("product", request.validated["id"], *_kept_under(request, user_can(request, "manage_shop"), now))
-    return cached_by_generation(request.db, "store", key,
-                                lambda: rendered_json(product_json(request, _load_product(request), now=now)))
+    return product_json(request, _load_product(request))
 
 
 @product.put(permission="manage_shop", body=schemas.ProductUpdate, bind=product_checks)

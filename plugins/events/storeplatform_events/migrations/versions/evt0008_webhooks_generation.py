@@ -8,10 +8,11 @@ kept per process by this generation, so that a check-in (which writes attendees,
 asks the database nothing about them while they did not change. Delivery bookkeeping (failure
 counters, last delivery) updates webhooks all the time and does not count. Depends on sp0004,
 which made the generations table and the function the triggers call.
-"""
-from alembic import op
 
-from storeplatform.api import add_generation_triggers, drop_generation_triggers
+The triggers are now made by ``storeplatform migrate`` from the model's declaration
+(``Table.info["generation"]``, next to the model): this revision stays in the history and does
+nothing.
+"""
 
 revision = 'evt0008'
 down_revision = 'evt0007'
@@ -20,8 +21,8 @@ depends_on = 'sp0004'
 
 
 def upgrade():
-    add_generation_triggers(op, "webhooks", ("evt_webhooks",), changed_columns=("topic", "status"))
+    pass
 
 
 def downgrade():
-    drop_generation_triggers(op, ("evt_webhooks",))
+    pass

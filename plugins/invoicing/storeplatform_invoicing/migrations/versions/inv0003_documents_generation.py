@@ -7,10 +7,11 @@ Document metadata is kept per process by this generation and the host's ``store`
 (orders), so that reading a document's metadata costs no query of its own while nothing changed.
 It depends on sp0004, which made the generations table and the function the triggers call (not on
 a host head: a head another branch depends on leaves alembic_version).
-"""
-from alembic import op
 
-from storeplatform.api import add_generation_triggers, drop_generation_triggers
+The triggers are now made by ``storeplatform migrate`` from the model's declaration
+(``Table.info["generation"]``, next to the model): this revision stays in the history and does
+nothing.
+"""
 
 revision = 'inv0003'
 down_revision = 'inv0002'
@@ -19,8 +20,8 @@ depends_on = 'sp0004'
 
 
 def upgrade():
-    add_generation_triggers(op, "invoicing", ("invoicing_documents",))
+    pass
 
 
 def downgrade():
-    drop_generation_triggers(op, ("invoicing_documents",))
+    pass

@@ -6,10 +6,11 @@ Revises: pc0002
 A product and its calculator, as priced by ``calculate``, are kept per process by this
 generation and the host's ``store`` generation (products). It depends on sp0004, which made the
 generations table and the function the triggers call.
-"""
-from alembic import op
 
-from storeplatform.api import add_generation_triggers, drop_generation_triggers
+The triggers are now made by ``storeplatform migrate`` from the model's declaration
+(``Table.info["generation"]``, next to the model): this revision stays in the history and does
+nothing.
+"""
 
 revision = 'pc0003'
 down_revision = 'pc0002'
@@ -18,8 +19,8 @@ depends_on = 'sp0004'
 
 
 def upgrade():
-    add_generation_triggers(op, "pricecalc", ("pricecalc_calculators",))
+    pass
 
 
 def downgrade():
-    drop_generation_triggers(op, ("pricecalc_calculators",))
+    pass

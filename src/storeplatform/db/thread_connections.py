@@ -5,11 +5,11 @@ request (SQLAlchemy's connection set-up and reset, the pool's bookkeeping): more
 request's one statement. Each thread keeps one connection and binds each request's session to
 it, for reads and writes alike. On a database server, reads run without a transaction (each
 statement commits itself): the thread switches the driver's autocommit flag when a read follows
-a write or the other way round, which sends nothing to the server. A kept connection holds no
+a write or the other way round, which sends nothing to the server. A thread's connection holds no
 transaction between requests (the session commits or rolls back the one it began), so it
 holds no lock either, and one per thread is what the pool is sized for (``pool.py``).
 
-A kept connection that rested longer than ``sqlalchemy.ping_after_idle`` is pinged, as the
+A thread's connection that rested longer than ``sqlalchemy.ping_after_idle`` is pinged, as the
 pool pings one it hands out after rest; one that does not answer, was invalidated or was left in
 a transaction goes back to the pool and the thread checks out another.
 """
@@ -32,7 +32,7 @@ os.register_at_fork(after_in_child=_forked)
 
 
 class _Kept:
-    """A thread's kept connection: given back to the pool when its thread ends (the thread's
+    """A thread's connection: given back to the pool when its thread ends (the thread's
     locals are dropped then) or when the site closes."""
     __slots__ = ("connection", "since", "fork", "autocommit", "__weakref__")
 
@@ -70,7 +70,7 @@ def _answers(connection):
         return False
 
 
-class KeptConnections:
+class ThreadConnections:
     def __init__(self, engine, rest, autocommit_reads):
         self.engine = engine
         self.rest = rest
@@ -104,7 +104,7 @@ class KeptConnections:
         return kept.connection
 
     def close(self):
-        """Give every kept connection back to the pool (a site shutting down, a test's end)."""
+        """Give every thread's connection back to the pool (a site shutting down, a test's end)."""
         for kept in list(self._all):
             kept.release()
         self._local = threading.local()
