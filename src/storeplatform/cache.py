@@ -5,8 +5,8 @@ A key is made of what the caller asked (the route, the method, the query string 
 validated input; a function's arguments), what the answer depends on in the site state (the
 site URL, the caller, the options, the site date) and the generations of the tables the
 computation actually read. Those tables are recorded while it runs (every statement's compiled
-form names its tables; ``DriverStatement`` names its own), and remembered per request shape:
-the next request of that shape looks its answer up under the generations those tables belong
+form names its tables; ``DriverStatement`` names its own), and remembered per route (per
+function): the next request of that route looks its answer up under the generations those tables belong
 to (``Table.info["generation"]``, declared next to the models). A committed write moves them on
 for every process (triggers that ``storeplatform migrate`` emits from the declarations); a
 transaction that wrote one of the tables computes afresh (it must see its own writes).
@@ -139,7 +139,8 @@ def statement_tables(statement):
 
 
 class _Learned:
-    """What the computations of one request shape read: their tables, the generations that count
+    """What the computations of one route (or function) read, whatever their input: their tables,
+    the generations that count
     them and the parts of the site state they asked (or why they are not kept)."""
     __slots__ = ("tables", "generations", "state_parts", "refused")
 
@@ -149,13 +150,13 @@ class _Learned:
 
 
 class ProcessCache:
-    """Kept values by key, the oldest dropped first beyond the caps; and what each request
-    shape was seen to read."""
+    """Kept values by key, the oldest dropped first beyond the caps; and what each route or
+    function was seen to read (one record each: their number is bounded by the code)."""
 
     def __init__(self, size=CACHE_SIZE, max_bytes=CACHE_BYTES, entry_bytes=ENTRY_BYTES):
         self.size, self.max_bytes, self.entry_bytes = size, max_bytes, entry_bytes
         self._values = {}  # key -> (value, bytes)
-        self._learned = {}  # shape -> _Learned
+        self._learned = {}  # route or function -> _Learned
         self.bytes = 0
         self._lock = threading.Lock()
 
@@ -163,8 +164,12 @@ class ProcessCache:
     def entries(self):
         return len(self._values)
 
-    def learn(self, session, shape, reading):
-        previous = self._learned.get(shape)
+    def learn(self, session, kind, reading):
+        with self._lock:  # two computations learning at once must not lose each other's tables
+            return self._learn(session, kind, reading)
+
+    def _learn(self, session, kind, reading):
+        previous = self._learned.get(kind)
         tables = frozenset(reading.tables) if previous is None else previous.tables | reading.tables
         refused = reading.refused or (previous.refused if previous is not None else None)
         counted = generation_tables(session)
@@ -173,13 +178,14 @@ class ProcessCache:
             refused = f"it read {', '.join(uncounted)}, which no generation counts"
             registry = session.info["registry"]
             if registry.settings.get(STRICT_SETTING):
-                raise UncountedRead(f"{shape[0]}: {refused} (declare the tables' generation next to their model, "
+                raise UncountedRead(f"{kind}: {refused} (declare the tables' generation next to their model, "
                                     "or do not cache it)")
-            log.warning("not cached: %s: %s", shape[0], refused)
+            if previous is None or previous.refused is None:
+                log.warning("not cached: %s: %s", kind, refused)
         parts = set(reading.state_parts).union(previous.state_parts if previous is not None else ())
         learned = _Learned(tables, tuple(sorted({counted[t] for t in tables if t in counted})),
                            tuple(sorted(parts, key=lambda part: part.__qualname__)), refused)
-        self._learned[shape] = learned
+        self._learned[kind] = learned
         return learned
 
     def get(self, key):
@@ -209,7 +215,7 @@ def process_cache(registry):
 
 
 def _site_state(session, learned):
-    """The state a kept value of ``learned``'s shape is filed under: the options, the site date,
+    """The state a kept value of ``learned``'s route or function is filed under: the options, the site date,
     the generations of the tables it read and the parts of the state it asked."""
     now = _now()
     state = [generation(session, "options"), now.astimezone(_site_zone(stored_options(session))).date()]
@@ -231,17 +237,20 @@ def _wrote_any(session, tables):
     return bool(written) and (EVERYTHING in written or not written.isdisjoint(tables))
 
 
-def cached_call(session, shape, compute, reading=None, size_of=lambda value: 0, keep=lambda value: True):
-    """``compute()``, or the value a computation of the same ``shape`` kept at the same site
-    state. ``reading``: the recording already under way for it (a view's, from its first
-    validator); ``keep(value)``: whether this value may be kept (a view's answer that is not a
-    plain success is answered, not kept)."""
+def cached_call(session, kind, key, compute, reading=None, size_of=lambda value: 0, keep=lambda value: True):
+    """``compute()``, or the value a computation of route or function ``kind`` kept under the
+    same ``key`` (its input) at the same site state. ``reading``: the recording already under
+    way for it (a view's, from its first validator); ``keep(value)``: whether this value may be
+    kept (a view's answer that is not a plain success is answered, not kept)."""
+    try:
+        hash(key)
+    except TypeError:  # an input the host cannot key (an object a validator made): never kept
+        return compute()
     cache = process_cache(session.info["registry"])
-    learned = cache._learned.get(shape)
+    learned = cache._learned.get(kind)
     outer = _READING.get() if reading is None else None
     if learned is not None and learned.refused is None and not _wrote_any(session, learned.tables):
-        key = (shape, _site_state(session, learned))
-        found = cache.get(key)
+        found = cache.get((kind, key, _site_state(session, learned)))
         if found is not None:
             if outer is not None:
                 outer.merge(learned.tables, learned.state_parts, None)
@@ -257,9 +266,9 @@ def cached_call(session, shape, compute, reading=None, size_of=lambda value: 0, 
             outer.merge(reading.tables, reading.state_parts, reading.refused)
     else:
         value = compute()
-    learned = cache.learn(session, shape, reading)
+    learned = cache.learn(session, kind, reading)
     if learned.refused is None and keep(value) and not _wrote_any(session, learned.tables):
-        cache.put((shape, _site_state(session, learned)), value, size_of(value))
+        cache.put((kind, key, _site_state(session, learned)), value, size_of(value))
     return value
 
 
@@ -271,7 +280,7 @@ def cached(function):
     name = f"{function.__module__}.{function.__qualname__}"
 
     def call(session, *args):
-        return cached_call(session, (name, args), lambda: function(session, *args))
+        return cached_call(session, name, args, lambda: function(session, *args))
 
     call.__wrapped__ = function
     call.__name__, call.__doc__, call.__qualname__ = function.__name__, function.__doc__, function.__qualname__
@@ -320,12 +329,15 @@ _READING_ENVIRON = "storeplatform.cache.reading"
 
 def cached_answers(view, route_name):
     """``view`` (an answering view: it returns a Response) with its answers kept."""
+    kinds = {}
+
     def answer(request):
         reading = request.environ.pop(_READING_ENVIRON, None) or start_reading()
+        method = request.method
+        kind = kinds.get(method) or kinds.setdefault(method, f"{method} {route_name}")
         try:
-            shape = (route_name, request.method, request.query_string, frozen(request.validated),
-                     request.application_url, caller_of(request))
-            kept = cached_call(request.db, shape, lambda: _keepable(view(request)), reading=reading,
+            key = (request.query_string, frozen(request.validated), request.application_url, caller_of(request))
+            kept = cached_call(request.db, kind, key, lambda: _keepable(view(request)), reading=reading,
                                size_of=_body_size, keep=_is_kept_answer)
         finally:
             stop_reading()

@@ -24,7 +24,8 @@ class EventDetails(Base):
         Index("ix_evt_events_start", "start_date", "start_time"),
         Index("ix_evt_events_venue_start", "venue_id", "start_date"),
         Index("ix_evt_events_organizer_start", "organizer_id", "start_date"),
-        Index("ix_evt_events_status_start", "event_status", "start_date"), {"info": {"generation": "content"}})
+        Index("ix_evt_events_status_start", "event_status", "start_date"),
+        {"info": {"generation": "content"}})
 
     post_id: Mapped[int] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True)
     start_date = mapped_column(Date, nullable=False)

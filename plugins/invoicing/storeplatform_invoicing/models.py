@@ -31,7 +31,8 @@ class Document(Base):
     __table_args__ = (
         UniqueConstraint("order_id", "document_type", name="uq_invoicing_documents_order_type"),
         UniqueConstraint("document_type", "year", "invoice_number", name="uq_invoicing_documents_number"),
-        Index("ix_invoicing_documents_order_generated", "order_id", "generated_at"), {"info": {"generation": "invoicing"}})
+        Index("ix_invoicing_documents_order_generated", "order_id", "generated_at"),
+        {"info": {"generation": "invoicing"}})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     order_id: Mapped[int] = mapped_column(ForeignKey("orders.id", ondelete="CASCADE"))

@@ -11,8 +11,7 @@ import json
 import re
 import threading
 
-from sqlalchemy import BigInteger, Column, Connection, String, Table, event, inspect, select
-from sqlalchemy import inspect as sa_inspect
+from sqlalchemy import BigInteger, Column, Connection, String, Table, event, inspect, select, text
 
 from ..jsonutil import Rendered
 from .meta import metadata
@@ -368,7 +367,7 @@ def emitted_generations(connection):
     some of the triggers its generation needs: a generation that names it)."""
     dialect = connection.dialect.name
     emitted, names = {}, {}
-    for table, name, argument in connection.exec_driver_sql(_TRIGGERS[dialect]).all():
+    for table, name, argument in connection.execute(text(_TRIGGERS[dialect])).all():
         names.setdefault(table, set()).add(name)
         if dialect == "postgresql":
             args = bytes(argument).split(b"\x00")  # NUL-separated, NUL-terminated
@@ -400,7 +399,7 @@ def triggers_to_change(connection, meta=metadata):
     """The tables whose generation triggers are not what the models declare, of the tables both
     the database and the models of this process have (a disabled plugin's tables are left as
     they are), with {table: declaration} and {table: what the triggers count} of those."""
-    known = set(sa_inspect(connection).get_table_names()) & set(meta.tables)
+    known = set(inspect(connection).get_table_names()) & set(meta.tables)
     declared = {t: v for t, v in declared_generations(meta).items() if t in known}
     emitted = {t: v for t, v in emitted_generations(connection).items() if t in known}
     return sorted(t for t in set(declared) | set(emitted) if declared.get(t) != emitted.get(t)), declared, emitted

@@ -43,5 +43,7 @@ def list_events(request):
     return events_json(request, rows, site_timezone(request.db))
 
 
+# Not cached: each event's registrations are counted from the attendees, written at every sale
+# and check-in (no generation counts them).
 events, event = item_services(EVENT, schemas.EventBody, serializer, (list_events, {"query": schemas.EventListQuery()}),
                               renames.EVENT, bind=checks)

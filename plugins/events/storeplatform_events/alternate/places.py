@@ -17,8 +17,7 @@ def list_venues(request):
     return standard.list_items(request, VENUE, place_json=venue_json)
 
 
-# Not the standard list's options: what a host keeps of its answers is the standard's shape.
-venues, venue = item_services(VENUE, schemas.VenueBody, venue_serializer, (list_venues, {"query": VenueListQuery()}),
-                              renames.VENUE)
+venues, venue = item_services(VENUE, schemas.VenueBody, venue_serializer,
+                              (list_venues, {"query": VenueListQuery(), "cache": "public"}), renames.VENUE)
 organizers, organizer = item_services(ORGANIZER, OrganizerBody, standard.item_json,
                                       (standard.list_organizers, options_of(standard.organizers, "GET")))

@@ -36,5 +36,6 @@ def list_speakers(request):
 
 
 speakers, speaker = item_services(
-    SPEAKER, schemas.SpeakerBody, serializer, (list_speakers, {"query": schemas.SpeakerListQuery()}), renames.SPEAKER,
+    SPEAKER, schemas.SpeakerBody, serializer,
+    (list_speakers, {"query": schemas.SpeakerListQuery(), "cache": "public"}), renames.SPEAKER,
     not_found=SPEAKER_INVALID_ID, descriptions=("Speakers (published ones are public).", "One speaker."))
