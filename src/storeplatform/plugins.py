@@ -66,21 +66,28 @@ def make_plugin_manager(enabled, extra=()):
     return pm
 
 
-def _declared_by(hook, enabled):
-    """Where an unknown hook comes from, for the start-up error: an installed plugin that is not
-    enabled and declares it (loaded only now, on the failure path)."""
+def _disabled_plugins(enabled):
+    """(name, plugin manager of that plugin alone, its hookspecs added) of each installed plugin
+    that is not enabled, loaded only now, on a start-up error's path (a plugin that fails to
+    load is not the answer and is passed over)."""
     for name, entry_point in sorted(available_plugins().items()):
         if name in enabled:
             continue
         try:
             scratch = pluggy.PluginManager("storeplatform")
             scratch.add_hookspecs(hookspecs)
-            plugin = entry_point.load()
-            scratch.register(plugin, name=name)
+            scratch.register(entry_point.load(), name=name)
             for impl in scratch.hook.storeplatform_add_hookspecs.get_hookimpls():
                 impl.function(pm=scratch)
-        except Exception:  # a broken plugin is not the answer; look further
+        except Exception:
             continue
+        yield name, scratch
+
+
+def _declared_by(hook, enabled):
+    """Where an unknown hook comes from, for the start-up error: an installed plugin that is not
+    enabled and declares it."""
+    for name, scratch in _disabled_plugins(enabled):
         caller = getattr(scratch.hook, hook, None)
         if caller is not None and caller.has_spec():
             return f": it is declared by plugin {name!r}, add it to storeplatform.plugins"
@@ -89,21 +96,12 @@ def _declared_by(hook, enabled):
 
 def namespace_declared_by(namespace, settings, enabled):
     """The installed plugin, not enabled, that declares the REST namespace ``namespace``, for the
-    start-up error: each one is loaded and its ``storeplatform_includeme`` run against a
-    configurator stand-in that only records ``add_rest_namespace`` (only now, on the failure
-    path; a plugin that fails there is not the answer)."""
+    start-up error: its ``storeplatform_includeme`` runs against a configurator stand-in that
+    only records ``add_rest_namespace`` (a plugin that fails there is not the answer)."""
     from pyramid.registry import Registry
 
-    for name, entry_point in sorted(available_plugins().items()):
-        if name in enabled:
-            continue
+    for name, scratch in _disabled_plugins(enabled):
         try:
-            scratch = pluggy.PluginManager("storeplatform")
-            scratch.add_hookspecs(hookspecs)
-            plugin = entry_point.load()
-            scratch.register(plugin, name=name)
-            for impl in scratch.hook.storeplatform_add_hookspecs.get_hookimpls():
-                impl.function(pm=scratch)
             registry = Registry(name)
             registry.settings = dict(settings)
             registry["plugins"] = scratch

@@ -276,7 +276,7 @@ class Recorder:
 
 def test_checked_in_action_gets_the_attendee_as_the_session_reads_it(make_site):
     """The check-in's attendee is made from the row its UPDATE returned (on the driver); the
-    check-out's is the session's ORM object: an action sees the same fields and types."""
+    check-out's from the row its UPDATE returned too: an action sees the same fields and types."""
     from datetime import datetime
 
     recorder = Recorder()
