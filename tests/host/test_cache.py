@@ -269,3 +269,17 @@ def test_a_database_whose_triggers_differ_from_the_declarations_is_not_ready(sit
             "not counting what the models declare (generation triggers of terms): run storeplatform -c INI migrate")
         assert emit_generation_triggers(connection) == ["terms"]
         assert migrations_check(site.registry, connection) == "ok"
+
+
+def test_the_process_cache_drops_its_oldest_entries_first_within_its_caps():
+    from storeplatform.cache import ProcessCache
+    cache = ProcessCache(size=2, max_bytes=100, entry_bytes=60)
+    cache.put("a", 1, 10), cache.put("b", 2, 10), cache.put("c", 3, 10)
+    assert (cache.get("a"), cache.get("b"), cache.get("c")) == (None, (2,), (3,))  # entries: a went first
+    cache.put("big", 4, 61)
+    assert cache.get("big") is None and cache.entries == 2  # beyond one entry's cap: never kept
+    cache.put("d", 5, 55), cache.put("e", 6, 50)
+    # 55 + 50 would pass 100 bytes: the oldest made room.
+    assert (cache.get("d"), cache.get("e"), cache.bytes) == (None, (6,), 50)
+    cache.put("e", 7, 20)
+    assert (cache.get("e"), cache.bytes) == ((7,), 20)  # a key filed again replaces its value
