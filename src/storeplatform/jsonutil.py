@@ -18,19 +18,7 @@ def decimal_text(value):
     return format(value.normalize(), "f")
 
 
-class Rendered:
-    """JSON encoded once (``rendered_json``), written as it is wherever it is placed in what is
-    encoded; ``size``: its bytes, which a cache keeping it counts against its budget."""
-    __slots__ = ("fragment", "size")
-
-    def __init__(self, data):
-        self.fragment = orjson.Fragment(data)
-        self.size = len(data)
-
-
 def _default(value):
-    if type(value) is Rendered:
-        return value.fragment
     if isinstance(value, decimal.Decimal):
         if not value.is_finite():
             raise TypeError(f"{value} is not a JSON number")
@@ -69,9 +57,3 @@ def _wide_integers(value):
 def dumps(value):
     """``value`` as compact JSON text."""
     return dumpb(value).decode("utf-8")
-
-
-def rendered_json(value):
-    """``value`` encoded once: what a view returns (or puts inside what it returns) to have those
-    bytes written as they are, e.g. a page kept per process by generation."""
-    return Rendered(dumpb(value))

@@ -110,24 +110,3 @@ def test_what_an_older_generation_kept_is_dropped_when_a_newer_one_keeps(site):
         assert kept(s, "a", 3, calls) == 3 and calls == ["a", "b", "a"]
     # Of content's values only "a" of the new generation is left.
     assert cache.entries == before - 1
-
-
-def test_kept_json_counts_against_a_budget_of_bytes(site):
-    from storeplatform.jsonutil import rendered_json
-    from storeplatform.db.generations import GenerationCache
-
-    site.registry["db.generation_cache"] = cache = GenerationCache(max_bytes=1000)
-    page = rendered_json({"text": "x" * 390})
-    assert page.size == 401
-    calls = []
-    with site.session() as s:
-        for key in ("p1", "p2", "p1", "p3", "p3"):
-            assert kept(s, key, (7, page), calls) == (7, page)
-        # p3 did not fit beside p1 and p2: what was kept made room.
-        assert calls == ["p1", "p2", "p3"] and (cache.entries, cache.bytes) == (1, 401)
-        big = rendered_json("y" * 2000)
-        assert kept(s, "big", big, calls) is big and kept(s, "big", big, calls) is big
-        assert calls[-2:] == ["big", "big"] and cache.bytes == 401  # beyond the whole budget: not kept
-        # Raw bytes (a kept PDF) count too, inside the tuples that hold them.
-        assert kept(s, "pdf", (True, ("INV-1", b"%PDF" + b"z" * 296)), calls)[1][0] == "INV-1"
-        assert (cache.entries, cache.bytes) == (2, 701)

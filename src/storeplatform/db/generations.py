@@ -13,7 +13,6 @@ import threading
 
 from sqlalchemy import BigInteger, Column, Connection, String, Table, event, inspect, select, text
 
-from ..jsonutil import Rendered
 from .meta import metadata
 
 try:
@@ -25,9 +24,8 @@ except ImportError:  # SQLite only
 generations = Table("generations", metadata, Column("name", String(40), primary_key=True),
                     Column("value", BigInteger, nullable=False))
 
-# Entries, and bytes of encoded JSON and raw bytes, per process: caps, not a policy.
+# Entries per process: a cap, not a policy.
 CACHE_SIZE = 2048
-CACHE_BYTES = 64 * 1024 * 1024
 _INFO_KEY = "generations"
 _WRITTEN = "generations.written"
 
@@ -268,17 +266,16 @@ _DECLARED = None
 
 
 class GenerationCache:
-    """Values computed from the data of a generation, by (generation, key). What an older
-    generation keeps is dropped when a newer one keeps its first value: no request reads it
-    again (a request that began before the change may still file one; the next change drops
-    it). Encoded JSON (``rendered_json``: whole pages) and bytes (PDFs) count against a budget."""
+    """The host's own values computed from the data of a generation (site options, identities,
+    sale instants), by (generation, key). What an older generation keeps is dropped when a newer
+    one keeps its first value: no request reads it again (a request that began before the change
+    may still file one; the next change drops it). Answers and plugins' values are the business
+    of ``storeplatform.cache``."""
 
-    def __init__(self, size=CACHE_SIZE, max_bytes=CACHE_BYTES):
-        self.size, self.max_bytes = size, max_bytes
+    def __init__(self, size=CACHE_SIZE):
+        self.size = size
         self._values = {}
-        self._sizes = {}  # entry -> bytes it holds (entries that hold some)
         self._newest = {}  # generation name -> the newest generation that keeps a value
-        self.bytes = 0
         self._lock = threading.Lock()
 
     @property
@@ -295,47 +292,20 @@ class GenerationCache:
         except KeyError:
             pass
         value = compute()
-        size = _kept_size(value)
-        if size > self.max_bytes:
-            return value
         with self._lock:
             newest = self._newest.get(name)
             if newest is None or current > newest:
                 self._newest[name] = current
                 if newest is not None:
                     self._drop(lambda kept: kept[0] == name and kept[1] < current)
-            if len(self._values) >= self.size or self.bytes + size > self.max_bytes:
+            if len(self._values) >= self.size:
                 self._drop(lambda kept: True)
-            if entry not in self._values:
-                self._values[entry] = value
-                if size:
-                    self._sizes[entry] = size
-                    self.bytes += size
+            self._values.setdefault(entry, value)
         return value
 
     def _drop(self, which):
         for entry in [kept for kept in self._values if which(kept)]:
             del self._values[entry]
-            self.bytes -= self._sizes.pop(entry, 0)
-
-
-def _kept_size(value, depth=0):
-    """Bytes a kept value holds as encoded JSON (``rendered_json``) or raw bytes (a kept PDF),
-    looked for in tuples two levels deep (``kept_page``'s (total, body); a PDF's (found,
-    (number, bytes)))."""
-    if type(value) is Rendered:
-        return value.size
-    if isinstance(value, (bytes, bytearray)):
-        return len(value)
-    if isinstance(value, tuple) and depth < 2:
-        return sum(_kept_size(item, depth + 1) for item in value)
-    return 0
-
-
-def statement_key(stmt):
-    """A hashable key of a statement and its parameter values (SQLAlchemy's own cache key)."""
-    cache_key = stmt._generate_cache_key()
-    return cache_key.key, tuple(repr(p.effective_value) for p in cache_key.bindparams)
 
 
 def cached_by_generation(session, name, key, compute):
