@@ -36,7 +36,8 @@ def includeme(config):
     read_factory = make_read_session_factory(engine)
     read_only_views = config.registry.setdefault(READ_ONLY_VIEWS, set())
     server = engine.dialect.name != "sqlite"
-    kept = config.registry["db.thread_connections"] = ThreadConnections(engine, ping_after_idle(settings), autocommit_reads=server)
+    connections = config.registry["db.thread_connections"] = ThreadConnections(
+        engine, ping_after_idle(settings), autocommit_reads=server)
 
     def reads_only(request, route):
         return request.method in ("GET", "HEAD") or (
@@ -61,7 +62,7 @@ def includeme(config):
         read = reads_only(request, request.matched_route)
         manager = request.tm if request.environ.get("tm.active") else None
         session = get_tm_session(read_factory if read else session_factory, manager, request.registry, request,
-                                 bind=kept.get(read))
+                                 bind=connections.get(read))
         if manager is None:
             request.add_finished_callback(lambda request: _close(session))
         return session
@@ -71,7 +72,7 @@ def includeme(config):
 
 def _close(session):
     # A session that began no transaction and holds no rows has nothing to give back (its
-    # connection is the thread's kept one): a request answered from what is kept skips close(),
+    # connection is the thread's own): a request answered from the cache skips close(),
     # which costs as much as the request's one statement.
     if session.in_transaction() or session.identity_map or session.new:
         session.close()
