@@ -1,5 +1,5 @@
 """Tables of the store core: users and credentials, options, content, products, orders."""
-from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Boolean, false, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from ..db.meta import Base
@@ -17,6 +17,11 @@ class User(Base):
     role: Mapped[str] = mapped_column(String(40))
     password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
     created_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
+    # A disabled user's credentials are refused everywhere until enabled again.
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false(), nullable=False)
+    # Raised whenever every session and token issued before must end (password or role change,
+    # disabling, "end sessions"): a JWT carries the version it was issued under.
+    auth_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0", nullable=False)
 
 
 class AppPassword(Base):
@@ -64,6 +69,18 @@ class AuthSession(Base):
     expires_at = mapped_column(UTCDateTime, nullable=False)
 
     user = relationship(User, lazy="joined")
+
+
+class LoginAttempts(Base):
+    """Failed credential guesses per throttle key (a login and address, or an address) and
+    time window, shared by every process of the site (auth/throttle.py)."""
+
+    __tablename__ = "login_attempts"
+    __table_args__ = {"info": {"generation": "throttle"}}
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    window_start: Mapped[int] = mapped_column(Integer, primary_key=True)
+    failures: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
 
 
 class Option(Base):
