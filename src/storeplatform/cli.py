@@ -52,6 +52,11 @@ class Environment:
         """A session in a transaction of its own, committed at the end unless an error."""
         return site_transaction(self.registry)
 
+    def close(self):
+        """Give the command's connections back to the database (a command may run in a process
+        that goes on: a test, a script calling ``main``)."""
+        self.registry["db.engine"].dispose()
+
 
 def build_parser(pm=None):
     parser = Parser(prog="storeplatform", description="Storeplatform site administration.",
@@ -279,6 +284,7 @@ def require_schema_at_head(env, config_uri):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    env = None
     try:
         config_uri = _config_from_argv(argv)
         env = Environment(config_uri) if config_uri else None
@@ -300,6 +306,9 @@ def main(argv=None):
     except Exception as exc:  # one clear line: database errors and the like
         print(f"storeplatform: error: {exc.__class__.__name__}: {exc}", file=sys.stderr)
         return 1
+    finally:
+        if env is not None:
+            env.close()
 
 
 def _config_from_argv(argv):

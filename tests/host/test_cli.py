@@ -1,4 +1,5 @@
-"""The command line, run as a site owner runs it: a subprocess on an ini file."""
+"""The command line on an ini file, its commands run in-process (``run_cli``); the tests that
+are about the process itself (exit status of the real program, logging) start it as a subprocess."""
 import base64
 import subprocess
 import sys
@@ -9,31 +10,6 @@ import pytest
 from storeplatform.testing import assert_error, cli_environ
 
 TOOL = str(Path(sys.executable).with_name("storeplatform"))
-
-
-@pytest.fixture
-def cli(make_site, database, tmp_path):
-    site = make_site(**{"storeplatform.plugins": "thirdparty"})
-    ini = tmp_path / "site.ini"
-    ini.write_text(f"""[app:main]
-use = egg:storeplatform
-sqlalchemy.url = {database.url}
-huey.url = memory://
-storeplatform.plugins = thirdparty
-storeplatform.secret = {database.secret}
-storeplatform.allow_http_consumer_keys = true
-""")
-
-    def run(*args, ok=True, ini_path=ini):
-        proc = subprocess.run([TOOL, "-c", str(ini_path), *args], capture_output=True, text=True, timeout=60,
-                              env=cli_environ())
-        if ok:
-            assert proc.returncode == 0, proc.stderr
-        return proc
-
-    run.site = site
-    run.ini = ini
-    return run
 
 
 def one_line_error(proc):
