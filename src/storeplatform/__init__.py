@@ -43,6 +43,8 @@ def make_config(global_config=None, *, plugins=(), environ=None, **settings):
     config.include(".admin")
     _add_request_methods(config)
     config.add_tween("storeplatform.client.ingress_tween_factory", under=EXCVIEW)
+    # Over the error views: an error page carries them too.
+    config.add_tween("storeplatform.headers.security_headers_tween_factory", over=EXCVIEW)
     # Outermost: the request id and the access record cover every answer, errors included.
     config.add_tween("storeplatform.logs.request_log_tween_factory", under=INGRESS)
     install_record_factory()

@@ -17,6 +17,7 @@ from huey.consumer import Consumer
 
 from .db.session import site_transaction
 from .logs import request_id_var
+from .private_files import keep_private
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +100,9 @@ def make_huey(settings):
     if url.startswith("memory://"):
         return MemoryHuey(name, immediate=True, **common)
     if url.startswith("sqlite:///"):
-        return PlatformSqliteHuey(name, filename=url[len("sqlite:///"):], **common)
+        filename = url[len("sqlite:///"):]
+        keep_private(filename)
+        return PlatformSqliteHuey(name, filename=filename, **common)
     if url.startswith(("redis://", "rediss://", "unix://")):
         return PlatformRedisHuey(name, url=url, **common)
     raise ValueError(f"huey.url must start with memory://, sqlite:/// or redis://, not {url!r}")

@@ -49,6 +49,14 @@ class AdminBrowser:
         self.base_url = base_url
         self.site = site
         self.screenshots = Path(screenshots)
+        # What the admin's Content-Security-Policy refused: checked at every screenshot, so
+        # that an inline script or style that a page grows fails its browser test.
+        self.refused = []
+        self.page.on("console", self._console)
+
+    def _console(self, message):
+        if message.type == "error" and "Content Security Policy" in message.text:
+            self.refused.append(message.text)
 
     def url(self, path):
         return self.base_url + path
@@ -88,7 +96,8 @@ class AdminBrowser:
 
     def screenshot(self, name):
         """Save the current page at phone and desktop width as
-        ``<screenshots>/<name>-<width>.png`` (the whole page); returns the paths."""
+        ``<screenshots>/<name>-<width>.png`` (the whole page); returns the paths. Fails when the page broke the admin's CSP."""
+        assert not self.refused, f"the page broke the Content-Security-Policy: {self.refused}"
         self.screenshots.mkdir(parents=True, exist_ok=True)
         paths = []
         for width, (w, h) in WIDTHS.items():

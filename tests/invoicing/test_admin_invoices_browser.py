@@ -1,6 +1,8 @@
 """The invoices page in a real Chromium: select three orders, regenerate them in bulk, and watch
 the progress bar, which the page reads from the job while a real worker on a real queue does the
 work, go from 0 to 100 %. Screenshots at phone and desktop width."""
+from playwright.sync_api import expect
+
 from storeplatform.testing import queue_url
 
 
@@ -22,12 +24,12 @@ def test_bulk_regeneration_of_three_orders_reaches_100_percent(make_shop, browse
     # No worker yet: the job waits at 0 %, and the page says so.
     panel = page.wait_for_selector("#inv-job")
     assert "Regenerating 3 orders in the background." in page.inner_text(".notice")
-    page.wait_for_function("document.getElementById('inv-job').dataset.percent === '0'")
+    expect(page.locator("#inv-job")).to_have_attribute("data-percent", "0")
     assert page.inner_text("#inv-job-label").startswith("0 of 3 orders (0 %)")
     browser.screenshot("invoicing-invoices-job-waiting")
 
     with shop.site.worker(workers=1):
-        page.wait_for_function("document.getElementById('inv-job').dataset.finished === 'true'", timeout=60_000)
+        expect(page.locator("#inv-job")).to_have_attribute("data-finished", "true", timeout=60_000)
     assert panel.get_attribute("data-percent") == "100"
     assert page.eval_on_selector("#inv-job-bar", "bar => [bar.value, bar.max]") == [3, 3]
     assert page.inner_text("#inv-job-label") == "3 of 3 orders (100 %): done."

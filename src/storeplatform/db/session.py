@@ -6,10 +6,12 @@ import weakref
 
 import transaction
 from sqlalchemy import create_engine, event, exc
+from sqlalchemy.engine import make_url
 from sqlalchemy.orm import sessionmaker
 from transaction._transaction import Status as ZopeStatus
 from zope.sqlalchemy.datamanager import STATUS_ACTIVE, join_transaction, mark_changed
 
+from ..private_files import keep_private
 from .generations import count_write, track_writes
 from .pool import SitePool, initial_size
 
@@ -38,6 +40,7 @@ def make_engine(settings):
     pool = {"poolclass": SitePool, "pool_size": initial_size(settings), "max_overflow": 0,
             "pool_timeout": settings["storeplatform.parsed"]["pool_timeout"]}
     if url.startswith("sqlite"):
+        keep_private(make_url(url).database)
         engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False}, **pool)
         event.listen(engine, "connect", _sqlite_pragmas)
         # Let SQLAlchemy emit BEGIN so that a write transaction takes its lock up front
