@@ -1,5 +1,6 @@
 """The ``storeplatform -c INI ...`` command line: set-up and admin for site owners and scripts."""
 import argparse
+import getpass
 import json
 import os
 import shlex
@@ -10,18 +11,19 @@ from pyramid.paster import get_appsettings, setup_logging
 from sqlalchemy import func, select
 
 from . import make_config
-from .auth import ROLES
-from .auth.methods import new_app_password, new_consumer_key
-from .auth.passwords import hash_password
+from . import accounts
+from .accounts import OWNER
 from .db.pool import PoolTooSmall, fit_pool
 from .db.session import site_transaction
+from .errors import InvalidParams, RestError
 from .health import migrations_check
 from .migrate import make_revision, upgrade
 from .plugins import PluginError, call_action
 from .queue import run_start_tasks
 from .settings import SettingsError
-from .store.models import ConsumerKey, User
+from .store.models import ConsumerKey
 from .store.options import OptionError, set_option, site_options
+from .values import is_digits
 
 
 class CliError(Exception):
@@ -79,10 +81,7 @@ def build_parser(pm=None):
     create.add_argument("--email", default="")
     create.add_argument("--password")
     create.set_defaults(func=cmd_user_create)
-    app_password = user_sub.add_parser("app-password", help="issue an application password (printed once)")
-    app_password.add_argument("login")
-    app_password.add_argument("--name", default="cli")
-    app_password.set_defaults(func=cmd_app_password)
+    add_account_commands(user_sub)
 
     ck = sub.add_parser("consumer-key", help="store consumer keys")
     ck_sub = ck.add_subparsers(dest="ck_command", metavar="ACTION", parser_class=Parser)
@@ -95,6 +94,9 @@ def build_parser(pm=None):
     ck_list = ck_sub.add_parser("list", help="the consumer keys (of one user), and which are Basic-only")
     ck_list.add_argument("login", nargs="?")
     ck_list.set_defaults(func=cmd_consumer_key_list)
+    ck_revoke = ck_sub.add_parser("revoke", help="revoke a consumer key (refused at the next request)")
+    ck_revoke.add_argument("key", metavar="KEY_OR_ID", help="the key's id (consumer-key list) or the whole ck_ key")
+    ck_revoke.set_defaults(func=cmd_consumer_key_revoke)
 
     option = sub.add_parser("option", help="site options")
     option_sub = option.add_subparsers(dest="option_command", metavar="ACTION", parser_class=Parser)
@@ -133,25 +135,14 @@ def cmd_migrate(env, args):
 
 
 def _find_user(session, login):
-    user = session.execute(select(User).where(User.login == login)).scalar_one_or_none()
-    if user is None:
-        raise CliError(f"no user with login {login!r}")
-    return user
+    return accounts.find_user(session, OWNER, login)
 
 
 def cmd_user_create(env, args):
-    roles = set(env.registry["auth.role_capabilities"]) | set(ROLES)
-    if args.role not in roles:
-        raise CliError(f"unknown role {args.role!r} (roles: {', '.join(sorted(roles))})")
-    if not args.login or len(args.login) > 60 or any(c.isspace() for c in args.login):
-        raise CliError("login must be 1 to 60 characters without spaces")
+    # The rules (login, role, e-mail, password) are accounts.py's, as for REST and the admin.
     with env.transaction() as session:
-        if session.execute(select(User.id).where(User.login == args.login)).first():
-            raise CliError(f"a user with login {args.login!r} exists already")
-        user = User(login=args.login, role=args.role, email=args.email, display_name=args.login,
-                    password_hash=hash_password(args.password) if args.password else None)
-        session.add(user)
-        session.flush()
+        user = accounts.create_user(session, OWNER, login=args.login, role=args.role, email=args.email,
+                                    password=args.password)
         print(user.id)
     return 0
 
@@ -159,7 +150,7 @@ def cmd_user_create(env, args):
 def cmd_app_password(env, args):
     with env.transaction() as session:
         user = _find_user(session, args.login)
-        password = new_app_password(session, env.settings["storeplatform.secret"], user, args.name)
+        _, password = accounts.issue_app_password(session, OWNER, user, args.name)
     print(password)
     return 0
 
@@ -167,8 +158,7 @@ def cmd_app_password(env, args):
 def cmd_consumer_key(env, args):
     with env.transaction() as session:
         user = _find_user(session, args.login)
-        key, secret = new_consumer_key(session, env.settings["storeplatform.secret"], user, args.permissions,
-                                       args.description)
+        key, secret = accounts.issue_consumer_key(session, OWNER, user, args.permissions, args.description)
         basic_only = _basic_only_keys(session, user)
     print(f"{key} {secret}")
     if basic_only:
@@ -197,6 +187,192 @@ def cmd_consumer_key_list(env, args):
                  " ".join(k.description.split()) or "-")
                 for k in session.execute(stmt).scalars()]
     print(_table(("ID", "USER", "KEY", "PERMISSIONS", "USE", "DESCRIPTION"), rows))
+    return 0
+
+
+def cmd_consumer_key_revoke(env, args):
+    with env.transaction() as session:
+        row = accounts.revoke_consumer_key(session, OWNER, args.key)
+        print(f"revoked consumer key {row.id} (ck_...{row.truncated_key}) of {row.user.login}")
+    return 0
+
+
+# --- accounts (#28): every rule is accounts.py's, as for REST and the admin ------------------
+
+APP_PASSWORD_ACTIONS = ("create", "list", "revoke")
+
+
+def add_account_commands(user_sub):
+    listing = user_sub.add_parser("list", help="the users: id, login, role, e-mail, state")
+    listing.add_argument("--role", help="only users with this role")
+    listing.add_argument("--search", help="text in the login, e-mail or name")
+    listing.set_defaults(func=cmd_user_list)
+    set_password = user_sub.add_parser(
+        "set-password", help="a new password (asked twice on a terminal, else one line of stdin); "
+                             "ends the user's cookie sessions and JWTs")
+    set_password.add_argument("login")
+    set_password.set_defaults(func=cmd_user_set_password)
+    set_role = user_sub.add_parser("set-role", help="a new role; ends the user's cookie sessions and JWTs")
+    set_role.add_argument("login")
+    set_role.add_argument("role")
+    set_role.set_defaults(func=cmd_user_set_role)
+    disable = user_sub.add_parser("disable", help="refuse every credential of the user: sessions and JWTs end, "
+                                                  "application passwords and consumer keys are revoked")
+    disable.add_argument("login")
+    disable.set_defaults(func=cmd_user_disable)
+    enable = user_sub.add_parser("enable", help="let a disabled user log in again")
+    enable.add_argument("login")
+    enable.set_defaults(func=cmd_user_enable)
+    remove = user_sub.add_parser("delete", help="delete a user for good; posts go to --reassign or stay "
+                                                "without an author, orders stay as guest orders")
+    remove.add_argument("login")
+    remove.add_argument("--reassign", metavar="LOGIN", help="the user who gets the deleted user's posts")
+    remove.set_defaults(func=cmd_user_delete)
+    user_sessions = user_sub.add_parser("sessions", help="a user's cookie sessions and JWTs")
+    sessions_sub = user_sessions.add_subparsers(dest="sessions_command", metavar="ACTION", parser_class=Parser)
+    sessions_sub.required = True
+    end = sessions_sub.add_parser("end", help="end every cookie session and JWT of the user (application "
+                                             "passwords and consumer keys stay)")
+    end.add_argument("login")
+    end.set_defaults(func=cmd_user_sessions_end)
+    app_password = user_sub.add_parser("app-password", help="application passwords: create (printed once), "
+                                                            "list, revoke")
+    app_sub = app_password.add_subparsers(dest="app_password_command", metavar="ACTION", parser_class=Parser)
+    app_sub.required = True
+    create = app_sub.add_parser("create", help="issue an application password (prints only the password); "
+                                               "'user app-password LOGIN' says the same")
+    create.add_argument("login")
+    create.add_argument("--name", default="cli")
+    create.set_defaults(func=cmd_app_password)
+    listing = app_sub.add_parser("list", help="a user's application passwords: id, name, created")
+    listing.add_argument("login")
+    listing.set_defaults(func=cmd_app_password_list)
+    revoke = app_sub.add_parser("revoke", help="revoke an application password (or --all of the user's)")
+    revoke.add_argument("login")
+    revoke.add_argument("id", nargs="?", help="the password's id (app-password list)")
+    revoke.add_argument("--all", action="store_true", help="every application password of the user")
+    revoke.set_defaults(func=cmd_app_password_revoke)
+
+
+def legacy_forms(argv):
+    """``user app-password LOGIN [--name NAME]``, the form before #28, is
+    ``user app-password create LOGIN``: scripts written for it keep working (a user whose login
+    is an action's name is reached with ``create`` written out)."""
+    for i in range(len(argv) - 2):
+        if argv[i:i + 2] == ["user", "app-password"] and (i == 0 or argv[i - 1] not in ("-c", "--config")):
+            if argv[i + 2] not in (*APP_PASSWORD_ACTIONS, "-h", "--help"):
+                return [*argv[:i + 2], "create", *argv[i + 2:]]
+            break
+    return argv
+
+
+def cmd_user_list(env, args):
+    with env.transaction() as session:
+        rows = [(str(u.id), u.login, u.role, u.email or "-", "disabled" if u.disabled else "active",
+                 " ".join((u.display_name or "").split()) or "-")
+                for u in accounts.list_users(session, OWNER, search=args.search, role=args.role)]
+    print(_table(("ID", "LOGIN", "ROLE", "EMAIL", "STATE", "NAME"), rows))
+    return 0
+
+
+def read_new_password(stdin=None):
+    """The new password: asked twice without echo on a terminal, else the first line of stdin
+    (without its line end), so that scripts can pipe it in."""
+    stdin = stdin or sys.stdin
+    if stdin.isatty():
+        first = getpass.getpass("New password: ")
+        if getpass.getpass("The same again: ") != first:
+            raise CliError("the two passwords differ; nothing changed")
+        return first
+    line = stdin.readline()
+    return line[:-2] if line.endswith("\r\n") else line[:-1] if line.endswith("\n") else line
+
+
+def cmd_user_set_password(env, args):
+    with env.transaction() as session:
+        user = _find_user(session, args.login)
+        password = read_new_password()
+        accounts.set_password(session, OWNER, user, password)
+    print(f"password of {args.login} changed: its cookie sessions and JWTs have ended")
+    return 0
+
+
+def cmd_user_set_role(env, args):
+    with env.transaction() as session:
+        user = _find_user(session, args.login)
+        before = user.role
+        accounts.set_role(session, OWNER, user, args.role)
+    if before == args.role:
+        print(f"{args.login} is {args.role} already: nothing changed")
+    else:
+        print(f"{args.login} is now {args.role} (was {before}): its cookie sessions and JWTs have ended")
+    return 0
+
+
+def cmd_user_disable(env, args):
+    with env.transaction() as session:
+        user = _find_user(session, args.login)
+        if user.disabled:
+            print(f"{args.login} is disabled already")
+            return 0
+        accounts.disable_user(session, OWNER, user)
+    print(f"{args.login} disabled: sessions and JWTs ended, application passwords and consumer keys revoked")
+    return 0
+
+
+def cmd_user_enable(env, args):
+    with env.transaction() as session:
+        user = _find_user(session, args.login)
+        was = user.disabled
+        accounts.enable_user(session, OWNER, user)
+    print(f"{args.login} enabled" if was else f"{args.login} is not disabled: nothing changed")
+    return 0
+
+
+def cmd_user_delete(env, args):
+    with env.transaction() as session:
+        user = _find_user(session, args.login)
+        reassign = None
+        if args.reassign is not None:
+            try:
+                reassign = _find_user(session, args.reassign)
+            except RestError:
+                raise CliError(f"--reassign: no user with login {args.reassign!r}")
+        done = accounts.delete_user(session, OWNER, user, reassign=reassign)
+    posts = (f"{done['posts']} post(s) moved to {args.reassign}" if reassign is not None
+             else f"{done['posts']} post(s) kept without an author")
+    print(f"deleted {args.login}: {posts}, {done['orders']} order(s) kept as guest orders")
+    return 0
+
+
+def cmd_user_sessions_end(env, args):
+    with env.transaction() as session:
+        ended = accounts.end_sessions(session, OWNER, _find_user(session, args.login))
+    print(f"ended {ended} cookie session(s) and every JWT of {args.login}")
+    return 0
+
+
+def cmd_app_password_list(env, args):
+    with env.transaction() as session:
+        rows = [(str(row.id), " ".join(row.name.split()) or "-", row.created_at.strftime("%Y-%m-%d %H:%M UTC"))
+                for row in accounts.list_app_passwords(session, OWNER, _find_user(session, args.login))]
+    print(_table(("ID", "NAME", "CREATED"), rows))
+    return 0
+
+
+def cmd_app_password_revoke(env, args):
+    if args.all == (args.id is not None):
+        raise CliError("give the password's id (user app-password list LOGIN) or --all, not both")
+    with env.transaction() as session:
+        user = _find_user(session, args.login)
+        if args.all:
+            count = accounts.revoke_app_passwords(session, OWNER, user)
+            print(f"revoked {count} application password(s) of {args.login}")
+            return 0
+        if not is_digits(args.id) or len(args.id) > 10:
+            raise CliError(f"the id must be a number, not {args.id!r}")
+        row = accounts.revoke_app_password(session, OWNER, user, int(args.id))
+        print(f"revoked application password {row.id} ({row.name}) of {args.login}")
     return 0
 
 
@@ -289,7 +465,7 @@ def main(argv=None):
         config_uri = _config_from_argv(argv)
         env = Environment(config_uri) if config_uri else None
         parser = build_parser(env.registry["plugins"] if env else None)
-        args = parser.parse_args(argv)
+        args = parser.parse_args(legacy_forms(argv))
         if args.func is not cmd_migrate:
             require_schema_at_head(env, config_uri)
         return args.func(env, args) or 0
@@ -298,6 +474,12 @@ def main(argv=None):
         usage = str(exc).startswith("storeplatform")
         print(str(exc) if usage else f"storeplatform: error: {exc}", file=sys.stderr)
         return 2 if usage else 1
+    except InvalidParams as exc:  # the accounts' rules and the like: "field: what is wrong"
+        print(f"storeplatform: error: {exc}", file=sys.stderr)
+        return 1
+    except RestError as exc:  # a refusal of the domain (accounts: no such user, last administrator ...)
+        print(f"storeplatform: error: {exc.message}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
     except (SettingsError, PluginError) as exc:  # their message names the key or the plugin

@@ -9,8 +9,11 @@ _EDITOR = {
     "read_private_posts", "manage_categories", "upload_files",
 }
 BASE_CAPABILITIES = {
-    "administrator": _EDITOR | {"manage_options", "manage_shop", "list_users", "create_users", "edit_users"},
-    "shop_manager": _EDITOR | {"manage_shop", "list_users"},
+    "administrator": _EDITOR | {"manage_options", "manage_shop", "list_users", "create_users", "edit_users",
+                                "delete_users", "promote_users"},
+    # As WooCommerce's shop manager: lists every user, creates and edits customers only (a user
+    # without promote_users edits no other role: accounts.py), deletes and promotes nobody.
+    "shop_manager": _EDITOR | {"manage_shop", "list_users", "create_users", "edit_users"},
     "editor": set(_EDITOR),
     "author": {"read", "edit_posts", "edit_published_posts", "publish_posts", "delete_posts",
                "delete_published_posts", "upload_files"},

@@ -20,7 +20,10 @@ class UserRecord:
     email: str
     display_name: str
     role: str
+    # The user's ``auth_version`` when the record was read: a JWT issued to this identity
+    # carries it, and is refused once the stored version has moved on (accounts.py).
+    auth_version: int = 0
 
     @classmethod
     def of(cls, user):
-        return cls(user.id, user.login, user.email, user.display_name, user.role)
+        return cls(user.id, user.login, user.email, user.display_name, user.role, user.auth_version or 0)

@@ -14,6 +14,7 @@ from sqlalchemy import select
 from ..client import request_is_https
 from ..db.generations import cached_by_generation
 from ..db.types import utcnow
+from ..values import id_in_range
 from ..hookspecs import hookimpl
 from ..errors import (AUTHENTICATION_FAILED, CONSUMER_KEY_HTTPS_REQUIRED, CONSUMER_KEY_PERMISSIONS,
                       COOKIE_INVALID_NONCE, JWT_INVALID)
@@ -65,6 +66,12 @@ def _failed():
     return AUTHENTICATION_FAILED()
 
 
+def active_record(user):
+    """The ``UserRecord`` of ``user`` (a ``User``), or None when the user is disabled: every
+    credential of a disabled user is refused as an unknown one is."""
+    return None if user.disabled else UserRecord.of(user)
+
+
 # --- application passwords ---------------------------------------------------------------
 
 def hash_app_password(secret, password):
@@ -92,7 +99,7 @@ def app_password_identity(request, login, password):
 
     def load():
         row = request.db.execute(select(AppPassword).where(AppPassword.token_hash == token_hash)).scalar_one_or_none()
-        return None if row is None else UserRecord.of(row.user)
+        return None if row is None else active_record(row.user)
 
     user = _kept(request, ("app_password", token_hash), load)
     if user is None or not constant_time_equal(user.login, login):
@@ -134,8 +141,10 @@ def _consumer_key(request, key):
 
     def load():
         row = request.db.execute(select(ConsumerKey).where(ConsumerKey.key_hash == key_hash)).scalar_one_or_none()
-        return None if row is None else _KeptKey(row.id, UserRecord.of(row.user), row.permissions, row.secret_hash,
-                                                 row.secret_sealed, row.key_hash)
+        if row is None or row.user.disabled:
+            return None
+        return _KeptKey(row.id, UserRecord.of(row.user), row.permissions, row.secret_hash, row.secret_sealed,
+                        row.key_hash)
 
     return _kept(request, ("consumer_key", key_hash), load)
 
@@ -187,6 +196,16 @@ def require_consumer_key_permission(request, permissions):
 # --- cookie session + nonce --------------------------------------------------------------
 
 def start_session(request, user):
+    """A cookie login of ``user`` (the ``User`` whose password was just checked). The user's row
+    is locked first and its ``auth_version`` must still be the one read with the password: a
+    password change, a disable or "end sessions" committed meanwhile refuses the login, and one
+    under way waits for this login to commit and then deletes its session (accounts.py raises
+    the version before it deletes sessions)."""
+    seen = getattr(user, "auth_version", None)
+    current = request.db.execute(
+        select(User.auth_version, User.disabled).where(User.id == user.id).with_for_update()).first()
+    if current is None or current.disabled or (seen is not None and current.auth_version != seen):
+        raise _failed()
     token = random_token(43)
     lifetime = request.registry.settings["storeplatform.parsed"]["session_lifetime"]
     request.db.add(AuthSession(user_id=user.id, token_hash=keyed_hash(_secret(request), token, "session"),
@@ -203,7 +222,7 @@ def session_for_cookie(request):
     row = request.db.execute(
         select(AuthSession).where(AuthSession.token_hash == keyed_hash(_secret(request), token, "session"))
     ).scalar_one_or_none()
-    if row is None or row.expires_at <= utcnow():
+    if row is None or row.expires_at <= utcnow() or row.user.disabled:
         return None
     return row
 
@@ -230,7 +249,7 @@ def session_user(request):
 
     def load():
         row = request.db.execute(select(AuthSession).where(AuthSession.token_hash == token_hash)).scalar_one_or_none()
-        return None if row is None else (UserRecord.of(row.user), row.expires_at)
+        return None if row is None or row.user.disabled else (UserRecord.of(row.user), row.expires_at)
 
     found = _kept(request, ("cookie", token_hash), load)
     if found is None or found[1] <= utcnow():
@@ -249,11 +268,12 @@ def cookie_identity(request):
 
 
 def user_for_password(session, login, password):
-    """The user with ``login`` when ``password`` is theirs, else None (the same time either way)."""
+    """The user with ``login`` when ``password`` is theirs and the user is not disabled, else
+    None (the same answer and the same time either way: a guesser learns nothing)."""
     user = session.execute(select(User).where(User.login == login)).scalar_one_or_none()
     # Verify against a dummy hash when the login is unknown, so timing does not tell.
     stored = user.password_hash if user is not None else _DUMMY_HASH
-    if not verify_password(password, stored) or user is None:
+    if not verify_password(password, stored) or user is None or user.disabled:
         return None
     return user
 
@@ -270,7 +290,9 @@ def _jwt_key(request):
 def issue_jwt(request, user):
     lifetime = request.registry.settings["storeplatform.parsed"]["jwt_lifetime"]
     now = int(time.time())
-    claims = {"sub": str(user.id), "iat": now, "exp": now + lifetime, "iss": "storeplatform"}
+    # ``ver``: the user's auth_version; a token of an older version is refused (jwt_identity).
+    claims = {"sub": str(user.id), "iat": now, "exp": now + lifetime, "iss": "storeplatform",
+              "ver": user.auth_version or 0}
     return jwt.encode(claims, _jwt_key(request), algorithm="HS256"), lifetime
 
 
@@ -279,14 +301,20 @@ def jwt_identity(request, token):
         claims = jwt.decode(token, _jwt_key(request), algorithms=["HS256"], issuer="storeplatform",
                             options={"require": ["exp", "sub", "iat"]})
         user_id = int(claims["sub"])
+        # A token issued before tokens carried a version (#28) counts as version 0.
+        version = claims.get("ver", 0)
     except (jwt.PyJWTError, ValueError):
+        raise JWT_INVALID()
+    if type(version) is not int or not id_in_range(user_id):
         raise JWT_INVALID()
 
     def load():
         user = request.db.get(User, user_id)
-        return None if user is None else UserRecord.of(user)
+        return None if user is None else active_record(user)
 
     user = _kept(request, ("user", user_id), load)
-    if user is None:
+    # Every session and token issued before a password or role change, a disable or "end
+    # sessions" ends: the user's version moved on (accounts.py).
+    if user is None or user.auth_version != version:
         raise JWT_INVALID()
     return Identity(user, "jwt")

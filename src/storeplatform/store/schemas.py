@@ -1,8 +1,10 @@
 """Colander schemas of the store/v1 routes."""
 import colander
 
-from ..rest import DecimalText, PaginationSchema, StrictInt, StrictString, make_partial
-from ..rest.types import RowId, bound_check, money_amount
+from .. import accounts
+from ..auth.capabilities import ROLES
+from ..rest import DecimalText, PaginationSchema, StrictBoolean, StrictInt, StrictString, make_partial
+from ..rest.types import OptionalId, RowId, bound_check, money_amount
 from .orders import BILLING_FIELDS, STATUSES as ORDER_STATUSES, line_problems
 from .products import STATUSES as PRODUCT_STATUSES, TYPES as PRODUCT_TYPES
 
@@ -123,3 +125,91 @@ def SettingsBody():
     """Any option keys of the section with their new values; checked against the option specs."""
     return colander.SchemaNode(colander.Mapping(unknown="preserve"), name="body",
                                description="Option keys of the section and their new values.")
+
+
+# --- users (#28): the rules are storeplatform.accounts', checked here at the boundary too ----
+
+def account_rule(problem, documented=None):
+    """A validator running one of the account rules (``accounts.login_problem`` ...), so that a
+    field is refused with the message the command line and the admin give; ``documented``: the
+    colander validators the schema index and the OpenAPI document show for it."""
+    def validate(node, value):
+        message = problem(value)
+        if message:
+            raise colander.Invalid(node, message)
+
+    validate.also = documented
+    return validate
+
+
+@colander.deferred
+def known_role(node, kw):
+    """One of the site's roles (the host's and the plugins': ``roles``, bound by the view)."""
+    roles = kw["roles"]
+
+    def validate(field, value):
+        if value not in roles:
+            raise colander.Invalid(field, f"unknown role {value!r} (roles: {', '.join(roles)})")
+
+    return validate
+
+
+def _account_text(name, problem, max_length, description, **kw):
+    return colander.SchemaNode(StrictString(), name=name, validator=account_rule(problem, colander.Length(max=max_length)),
+                               description=description, **kw)
+
+
+ROLE_DESCRIPTION = f"One of the site's roles ({', '.join(ROLES)}, and those plugins add)."
+
+
+class UserBody(colander.MappingSchema):
+    login = colander.SchemaNode(
+        StrictString(), validator=account_rule(accounts.login_problem, colander.All(
+            colander.Length(min=1, max=accounts.LOGIN_MAX), colander.Regex(accounts.LOGIN_PATTERN))),
+        description="The login, for ever: letters, digits and . _ @ + - (not starting with ck_).")
+    email = _account_text("email", accounts.email_problem, accounts.EMAIL_MAX, "E-mail address.", missing="")
+    name = _account_text("name", accounts.name_problem, accounts.NAME_MAX, "Display name (default: the login).",
+                         missing=colander.drop)
+    password = _account_text("password", accounts.password_problem, accounts.PASSWORD_MAX,
+                             "Password for cookie login and JWT (none: application passwords only).",
+                             missing=colander.drop)
+    role = colander.SchemaNode(StrictString(), missing=accounts.DEFAULT_ROLE, validator=known_role,
+                               description=ROLE_DESCRIPTION)
+
+
+class UserUpdate(colander.MappingSchema):
+    email = _account_text("email", accounts.email_problem, accounts.EMAIL_MAX, "E-mail address.",
+                          missing=colander.drop)
+    name = _account_text("name", accounts.name_problem, accounts.NAME_MAX, "Display name.", missing=colander.drop)
+    password = _account_text("password", accounts.password_problem, accounts.PASSWORD_MAX,
+                             "A new password: ends every cookie session and JWT of the user.",
+                             missing=colander.drop)
+    current_password = colander.SchemaNode(StrictString(), missing=colander.drop,
+                                           validator=colander.Length(max=accounts.PASSWORD_MAX),
+                                           description="Your current password (to change your own).")
+    role = colander.SchemaNode(StrictString(), missing=colander.drop, validator=known_role,
+                               description=ROLE_DESCRIPTION + " Needs promote_users; ends every session.")
+    disabled = colander.SchemaNode(StrictBoolean(), missing=colander.drop,
+                                   description="Refuse every credential of the user (true) or not (false).")
+
+
+class UserListQuery(PaginationSchema):
+    search = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.Length(max=200),
+                                 description="Text in the login, e-mail or name (any case).")
+    role = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.Length(min=1, max=40),
+                               description=ROLE_DESCRIPTION)
+
+
+class UserDeleteQuery(colander.MappingSchema):
+    reassign = colander.SchemaNode(OptionalId("users"), missing=colander.drop,
+                                   description="The user who gets the deleted user's posts (none: they stay "
+                                               "without an author).")
+    force = colander.SchemaNode(StrictBoolean(), missing=True,
+                                description="Users have no trash: a user is deleted for good (false is refused).")
+
+
+class AppPasswordBody(colander.MappingSchema):
+    name = colander.SchemaNode(
+        StrictString(), validator=account_rule(accounts.app_password_name_problem, colander.Length(
+            min=1, max=accounts.APP_PASSWORD_NAME_MAX)),
+        description="What the password is for (an application, a script).")
