@@ -1,16 +1,12 @@
 """Fixtures of the invoicing tests: a site with the plugin (REST API switched on), products,
 orders and PDF text."""
 import io
-import subprocess
-import sys
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
-from storeplatform.testing import cli_environ
+from storeplatform import testing
 
-TOOL = str(Path(sys.executable).with_name("storeplatform"))
 API = "/api/invoicing/v1"
 GREEK = {"first_name": "Ωμέγα", "last_name": "Παπαδοπούλου", "address_1": "Οδός Ερμού 12", "city": "Αθήνα",
          "postcode": "105 63", "country": "GR", "email": "omega@example.com"}
@@ -125,6 +121,7 @@ def write_ini(path, site, **extra):
     return path
 
 
-def run_cli(ini, *args, timeout=120):
-    env = cli_environ()
-    return subprocess.run([TOOL, "-c", str(ini), *args], capture_output=True, text=True, timeout=timeout, env=env)
+def run_cli(ini, *args):
+    """``storeplatform -c INI *args`` run in this process (``testing.run_cli``): what it printed
+    and its exit status, as a subprocess would report them, without a process start per command."""
+    return testing.run_cli("-c", str(ini), *args)
