@@ -1,19 +1,16 @@
 """Extension points (hookspecs, filters, actions once per change, third-party route), the API
 switch, demo data and the command line."""
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from storeplatform.api import hookimpl
-from storeplatform.testing import assert_error, cli_environ
+from storeplatform.testing import assert_error, run_cli
 
 from .conftest import Evt
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOL = str(Path(sys.executable).with_name("storeplatform"))
 ACTIONS = {
     "evt_rest_event_created": ["post_id", "request"], "evt_rest_event_updated": ["post_id", "request"],
     "evt_rest_event_deleted": ["post_id", "force"], "evt_rest_venue_created": ["post_id", "request"],
@@ -151,8 +148,7 @@ storeplatform.secret = {database.secret}
 """)
 
     def run(*args, ok=True):
-        env = cli_environ()
-        proc = subprocess.run([TOOL, "-c", str(ini), *args], capture_output=True, text=True, timeout=120, env=env)
+        proc = run_cli("-c", str(ini), *args)  # in-process: cli.main, its output captured
         if ok:
             assert proc.returncode == 0, proc.stderr
         return proc

@@ -1,12 +1,9 @@
 """Webhook failures an operator can see: a WARNING per failed delivery and an ERROR per
 disable on logger ``storeplatform_events.webhooks``, and the command line's tables
-(``events webhooks list`` and ``events webhooks deliveries ID``), by subprocess."""
+(``events webhooks list`` and ``events webhooks deliveries ID``), run in-process (``cli.main``)."""
 import logging
 import re
 import socket
-import subprocess
-import sys
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -15,11 +12,10 @@ from storeplatform_events.webhooks.models import SENDING, WebhookDelivery
 from storeplatform_events.webhooks.outbox import Finished, record_outcomes
 
 from storeplatform.api import utcnow
-from storeplatform.testing import cli_environ, queue_url, wait_for
+from storeplatform.testing import queue_url, run_cli, wait_for
 
 from .webhook_fixtures import hooks_site, receiver  # noqa: F401  (fixture)
 
-TOOL = str(Path(sys.executable).with_name("storeplatform"))
 LOGGER = "storeplatform_events.webhooks"
 
 
@@ -46,8 +42,7 @@ storeplatform.secret = {database.secret}
 """)
 
     def run(*args, ok=True):
-        proc = subprocess.run([TOOL, "-c", str(ini), "events", "webhooks", *args], capture_output=True, text=True,
-                              check=False, timeout=120, env=cli_environ())
+        proc = run_cli("-c", str(ini), "events", "webhooks", *args)
         if ok:
             assert proc.returncode == 0, proc.stderr
         return proc
