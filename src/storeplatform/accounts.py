@@ -305,7 +305,7 @@ def update_user(session, actor, user, *, email=_UNCHANGED, name=_UNCHANGED, pass
             raise InvalidParams({"current_password": "your current password is needed to change it"})
         if not verify_password(current_password, user.password_hash):
             raise InvalidParams({"current_password": "is not your current password"})
-    if (new_role and user.role == ADMINISTRATOR) or disabling:
+    if user.role == ADMINISTRATOR and not user.disabled and (new_role or disabling):
         _keep_an_administrator(session, user)
     if email is not _UNCHANGED:
         user.email = email
