@@ -79,6 +79,8 @@ CONSUMER_KEY_HTTPS_REQUIRED = ErrorCode(401, "rest_consumer_key_https_required",
 CONSUMER_KEY_PERMISSIONS = ErrorCode(403, "rest_consumer_key_permissions",
                                      "The consumer key does not have the permission for this request.")
 COOKIE_INVALID_NONCE = ErrorCode(403, "rest_cookie_invalid_nonce", "Cookie check failed: the nonce is invalid.")
+TOO_MANY_ATTEMPTS = ErrorCode(429, "rest_too_many_attempts",
+                              "Too many failed attempts to log in from your address; try again later.")
 
 
 def invalid_params_error(params):

@@ -15,5 +15,9 @@ def purge_expired_sessions(ctx):
 
 @hookimpl
 def storeplatform_periodic_tasks():
+    from .auth.throttle import purge_old_windows
+
     return [Periodic("storeplatform.purge_expired_sessions", crontab(minute="17", hour="3"),
-                     purge_expired_sessions)]
+                     purge_expired_sessions),
+            # Counts of failed logins (auth/throttle.py) whose window has ended.
+            Periodic("storeplatform.purge_login_attempts", crontab(minute="*/15"), purge_old_windows)]

@@ -16,7 +16,7 @@ def test_change_settings_and_read_them_back_through_rest(make_site, browse):
     with page.expect_navigation():
         page.click(".cards >> text=Settings")
     assert page.url == browser.url("/admin/settings/general")
-    for section in ("general", "invoicing", "store", "advanced"):
+    for section in ("general", "invoicing", "security", "store", "advanced"):
         browser.goto(f"/admin/settings/{section}")
         browser.screenshot(f"settings-{section}")
     # The invoicing REST API switch of the advanced section, and the site time zone.

@@ -29,7 +29,7 @@ def test_one_page_per_section_with_every_declared_field(make_site):
     assert res.location == "http://localhost/admin/settings/general"
     general = assert_page(site.app.get("/admin/settings/general"), 200, "General settings")
     tabs = re.findall(r'<a href="http://localhost/admin/settings/([a-z_-]+)"', general.text)
-    assert tabs == ["general", "invoicing", "store", "advanced"]
+    assert tabs == ["general", "invoicing", "security", "store", "advanced"]
     # Every field of the section (host and plugin options alike), drawn from its type.
     assert 'name="site.title" value="Storeplatform Demo Store"' in general.text
     assert '<select id="field-site-timezone" name="site.timezone">' in general.text

@@ -6,7 +6,8 @@ from types import SimpleNamespace
 from oauthlib.oauth1.rfc5849.signature import verify_hmac_sha1, verify_hmac_sha256
 
 from storeplatform.api import Identity, is_digits
-from storeplatform.api.advanced import consumer_key_credentials, require_consumer_key_permission
+from storeplatform.api.advanced import (consumer_key_credentials, failed_guess, refuse_if_throttled,
+                                        require_consumer_key_permission)
 
 from . import errors
 from .nonces import record_nonce
@@ -40,13 +41,18 @@ def oauth_identity(request):
                                        params={"oauth_timestamp": "not a Unix time"})
     if abs(now - int(timestamp)) > WINDOW_SECONDS:
         raise errors.STALE_TIMESTAMP()
-    key = consumer_key_credentials(request, oauth["oauth_consumer_key"])
+    # Guesses of a key (its existence, or a signature without its secret) are throttled per key
+    # and address as Basic's are, the key's Basic guesses counted with them: 429 while blocked.
+    # Malformed and stale requests above are not guesses and are not counted.
+    consumer_key = oauth["oauth_consumer_key"]
+    refuse_if_throttled(request, consumer_key)
+    key = consumer_key_credentials(request, consumer_key)
     if key is None:
-        raise errors.UNKNOWN_CONSUMER_KEY()
+        raise failed_guess(request, consumer_key, errors.UNKNOWN_CONSUMER_KEY())
     if key.secret is None:
         raise errors.BASIC_ONLY_KEY()
     if not _signature_matches(request, verify, params, key.secret):
-        raise errors.INVALID_SIGNATURE()
+        raise failed_guess(request, consumer_key, errors.INVALID_SIGNATURE())
     nonce_hash = hashlib.sha256(oauth["oauth_nonce"].encode()).hexdigest()
     if not record_nonce(request, key.id, nonce_hash, expires_at=int(timestamp) + WINDOW_SECONDS, now=now):
         raise errors.NONCE_USED()

@@ -1,9 +1,13 @@
 """The host's own admin views: login and logout with the cookie session of ``store/v1/auth/login``,
 and the dashboard (the pages the user may open)."""
+import re
+from urllib.parse import unquote
+
 from pyramid.httpexceptions import HTTPSeeOther
 from pyramid.security import NO_PERMISSION_REQUIRED
 
 from ..auth.methods import SESSION_COOKIE, session_for_cookie, start_session, user_for_password
+from ..auth.throttle import blocked_for, record_failure
 from .forms import form_values, refuse_form
 from .guard import AdminForbidden, admin_url, check_request, layout_values
 from .pages import ADMIN_PREFIX, allowed_methods, visible_pages
@@ -39,10 +43,23 @@ def dashboard(request):
 
 
 def is_safe_next(value):
-    """An admin path of this site (never another site, never the login page itself)."""
-    return (isinstance(value, str) and value.startswith(ADMIN_PREFIX + "/") and "//" not in value
-            and "\\" not in value and "\x00" not in value and len(value) <= 2000
-            and not value.startswith(ADMIN_PREFIX + "/login"))
+    """A path under the admin of this site (never another site, never the login page itself):
+    printable ASCII as sent (no control character: a CR/LF would end the ``Location`` header; no
+    space), and neither as sent nor percent-decoded a control character, a backslash, ``//`` or a
+    ``.``/``..`` segment that would leave ``/admin/``."""
+    if not isinstance(value, str) or len(value) > 2000 or not _PRINTABLE_ASCII.fullmatch(value):
+        return False
+    for text in (value, unquote(value, errors="replace")):
+        path = re.split(r"[?#]", text, maxsplit=1)[0]
+        if (not text.startswith(ADMIN_PREFIX + "/") or text.startswith(ADMIN_PREFIX + "/login")
+                or _CONTROL.search(text) or "//" in text or "\\" in text
+                or any(segment in (".", "..") for segment in path.split("/"))):
+            return False
+    return True
+
+
+_PRINTABLE_ASCII = re.compile(r"[\x21-\x7e]+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def safe_next(request, value):
@@ -68,9 +85,22 @@ def login(request):
     if not login_token_is_valid(request, form.get(FIELD, "")):
         raise AdminForbidden("The login form has expired or did not come from this site: load it and try again.")
     name, password = form.get("login", "").strip(), form.get("password", "")
-    user = None
+    user = retry_after = None
     if name and password and len(name) <= MAX_LOGIN and len(password) <= 4096:
-        user = user_for_password(request.db, name, password)
+        # Throttled as every way in is (auth/throttle.py): refused while blocked, the right
+        # password too; a wrong one counted.
+        retry_after = blocked_for(request, name)
+        if retry_after is None:
+            user = user_for_password(request.db, name, password)
+            if user is None:
+                retry_after = record_failure(request, name)
+    if retry_after is not None:
+        refuse_form(request, 429)
+        request.response.headers["Retry-After"] = str(retry_after)
+        minutes = -(-retry_after // 60)
+        return _login_values(request, next_path, name[:MAX_LOGIN],
+                             f"Too many failed logins from your address: try again in {minutes} minute"
+                             f"{'' if minutes == 1 else 's'}.")
     if user is None:
         refuse_form(request)
         return _login_values(request, next_path, name[:MAX_LOGIN], "Unknown login or wrong password.")

@@ -35,10 +35,21 @@ def storeplatform_authenticate(request):
     scheme, _, value = header.partition(" ")
     scheme = scheme.lower()
     if scheme == "basic":
+        from ..errors import RestError
+        from .throttle import failed_guess, refuse_if_throttled
+
         login, password = _basic_credentials(value)
-        if login.startswith("ck_"):
-            return consumer_key_identity(request, login, password)
-        return app_password_identity(request, login, password)
+        # Guesses are throttled per login (or key) and address: refused while blocked, a
+        # wrong one counted (auth/throttle.py); a right one costs no query and writes nothing.
+        refuse_if_throttled(request, login)
+        try:
+            if login.startswith("ck_"):
+                return consumer_key_identity(request, login, password)
+            return app_password_identity(request, login, password)
+        except RestError as error:
+            if error.code != AUTHENTICATION_FAILED.code:
+                raise  # not a wrong credential (a consumer key over plain HTTP, its permissions)
+            raise failed_guess(request, login, error) from None
     if scheme == "bearer":
         return jwt_identity(request, value.strip())
     # Without a Cookie header, webob would still parse the empty one into a dict.

@@ -23,6 +23,16 @@ def storeplatform_site_options():
         OptionSpec("store.thousand_separator", "string", ",", "store", "Thousand separator"),
         OptionSpec("store.decimal_separator", "string", ".", "store", "Decimal separator"),
         OptionSpec("store.decimals", "int", 2, "store", "Number of decimals", min=0, max=4),
+        # Throttling of credential guesses (auth/throttle.py).
+        OptionSpec("auth.throttle_window", "int", 900, "security", "Window of failed logins (seconds)",
+                   description="Failed logins are counted in windows of this length; a blocked address "
+                               "waits until its window ends.", min=60, max=86400),
+        OptionSpec("auth.throttle_login_failures", "int", 10, "security", "Failed logins per login and address",
+                   description="Wrong passwords (or keys) for one login from one address in a window; "
+                               "the next attempt is refused until the window ends.", min=1, max=10000),
+        OptionSpec("auth.throttle_address_failures", "int", 100, "security", "Failed logins per address",
+                   description="Wrong passwords (or keys) for any logins from one address (an IPv6 "
+                               "client's /64) in a window.", min=1, max=1000000),
     ]
 
 

@@ -1,6 +1,7 @@
 """store/v1 users and authentication: the current user, cookie login and logout, nonces, JWT."""
 from ...auth.methods import (SESSION_COOKIE, issue_jwt, make_nonce, session_for_cookie, start_session,
                              user_for_password)
+from ...auth.throttle import failed_guess, refuse_if_throttled
 from ...errors import INVALID_LOGIN
 from ...rest import Service
 from .. import schemas
@@ -62,7 +63,10 @@ def post_token(request):
 
 
 def _check_password(request, login, password):
+    """The user whose password this is; 429 while guesses of this login from this address are
+    refused (a blocked login's right password too), a wrong one counted (auth/throttle.py)."""
+    refuse_if_throttled(request, login)
     user = user_for_password(request.db, login, password)
     if user is None:
-        raise INVALID_LOGIN()
+        raise failed_guess(request, login, INVALID_LOGIN())
     return user
