@@ -11,7 +11,7 @@ from pathlib import Path
 from sqlalchemy import update
 
 from storeplatform.api import utcnow
-from storeplatform.testing import cli_environ, queue_url, wait_for
+from storeplatform.testing import cli_environ, queue_url, run_cli, wait_for
 from storeplatform_events.webhooks.models import WebhookDelivery
 from storeplatform_events.webhooks.outbox import DELIVER_TASK
 from storeplatform_events.webhooks.payloads import envelope_body
@@ -144,10 +144,8 @@ def test_check_in_at_the_door_through_the_cli_is_delivered(make_site, tmp_path, 
     event = site.event("Door")
     [ticket] = site.tickets(event["id"], 1)
     ini = _write_ini(tmp_path / "cli.ini", site)
-    env = cli_environ()
-    for command in ("checkin", "checkout"):
-        done = subprocess.run([TOOL, "-c", str(ini), "events", command, ticket["ticket_code"]], env=env,
-                              capture_output=True, text=True, timeout=60)
+    for command in ("checkin", "checkout"):  # in-process (cli.main): the command, not its process start
+        done = run_cli("-c", str(ini), "events", command, ticket["ticket_code"])
         assert done.returncode == 0, done.stderr
     assert statuses(site) == ["pending", "pending"]
     with site.site.worker(workers=2):
