@@ -26,25 +26,16 @@ my_app_password = Service(NAMESPACE, r"/users/me/app-passwords/{password_id:\d+}
 my_sessions = Service(NAMESPACE, "/users/me/sessions", name="me-sessions",
                       description="Your own cookie sessions and JWTs: DELETE ends them all.")
 
-USER_SCHEMA = {
-    "type": "object",
-    "required": ["id", "login", "email", "name", "role", "capabilities", "disabled", "date_created"],
-    "properties": {
-        "id": {"type": "integer"}, "login": {"type": "string"}, "email": {"type": "string"},
-        "name": {"type": "string"}, "role": {"type": "string"},
-        "capabilities": {"type": "array", "items": {"type": "string"}}, "disabled": {"type": "boolean"},
-        "date_created": {"type": "string", "format": "date-time"},
-    },
-}
-APP_PASSWORD_SCHEMA = {
-    "type": "object",
-    "required": ["id", "name", "date_created"],
-    "properties": {"id": {"type": "integer"}, "name": {"type": "string"},
-                   "date_created": {"type": "string", "format": "date-time"},
-                   "password": {"type": "string", "description": "Only in the answer of its creation."}},
-}
-DELETED_SCHEMA = {"type": "object", "required": ["deleted", "previous"],
-                  "properties": {"deleted": {"type": "boolean"}, "previous": {"type": "object"}}}
+# Sketches of the answers for the schema index and the OpenAPI document (``x-shape``).
+USER_SHAPE = {"id": "integer", "login": "string", "email": "string", "name": "string", "role": "string",
+              "capabilities": ["string"], "disabled": "boolean", "date_created": "date-time", "_links": "object"}
+APP_PASSWORD_SHAPE = {"id": "integer", "name": "string", "date_created": "date-time", "_links": "object",
+                      "password": "string (only in the answer of its creation: shown once)"}
+DELETED_SHAPE = {"deleted": "boolean", "previous": "object (the item as it was)"}
+USER_DELETED_SHAPE = {**DELETED_SHAPE, "posts": "integer (the user's posts)",
+                      "reassigned_to": "integer (who got them; 0: they stay without an author)",
+                      "orders": "integer (the user's orders, kept as guest orders)"}
+SESSIONS_ENDED_SHAPE = {"ended": "boolean", "sessions": "integer (cookie sessions ended; every JWT ended too)"}
 OWN_OR = "read (your own account; another's: list_users to read, edit_users to change)"
 
 
@@ -77,14 +68,14 @@ def _target(request):
 
 # --- users -----------------------------------------------------------------------------------
 
-@users.get(permission="list_users", query=schemas.UserListQuery(), response={"type": "array", "items": USER_SCHEMA})
+@users.get(permission="list_users", query=schemas.UserListQuery(), response=[USER_SHAPE])
 def list_users(request):
     v = request.validated
     stmt = accounts.users_query(request.db, Actor.of(request), search=v.get("search"), role=v.get("role"))
     return [account_json(request, item) for item in paginate(request, stmt)]
 
 
-@users.post(permission="create_users", body=schemas.UserBody(), bind=role_bindings, response=USER_SCHEMA)
+@users.post(permission="create_users", body=schemas.UserBody(), bind=role_bindings, response=USER_SHAPE)
 def create_user(request):
     v = request.validated
     item = accounts.create_user(request.db, Actor.of(request), login=v["login"], role=v["role"], email=v["email"],
@@ -94,13 +85,13 @@ def create_user(request):
     return account_json(request, item)
 
 
-@user.get(permission="read", permission_description=OWN_OR, response=USER_SCHEMA)
+@user.get(permission="read", permission_description=OWN_OR, response=USER_SHAPE)
 def get_user(request):
     return account_json(request, _target(request)[1])
 
 
 @user.put(permission="read", permission_description=OWN_OR, body=schemas.UserUpdate(), bind=role_bindings,
-          response=USER_SCHEMA)
+          response=USER_SHAPE)
 def update_user(request):
     actor, item = _target(request)
     changes = {key: request.validated[key] for key in ("email", "name", "password", "role", "disabled")
@@ -110,7 +101,7 @@ def update_user(request):
     return account_json(request, item)
 
 
-@user.delete(permission="delete_users", query=schemas.UserDeleteQuery(), response=DELETED_SCHEMA)
+@user.delete(permission="delete_users", query=schemas.UserDeleteQuery(), response=USER_DELETED_SHAPE)
 def delete_user(request):
     v = request.validated
     if not v["force"]:
@@ -130,16 +121,16 @@ def delete_user(request):
 # --- application passwords and sessions (of a user, or ``me``) --------------------------------
 
 @app_passwords.get(permission="read", permission_description=OWN_OR,
-                   response={"type": "array", "items": APP_PASSWORD_SCHEMA})
-@my_app_passwords.get(permission="read", response={"type": "array", "items": APP_PASSWORD_SCHEMA})
+                   response=[APP_PASSWORD_SHAPE])
+@my_app_passwords.get(permission="read", response=[APP_PASSWORD_SHAPE])
 def list_app_passwords(request):
     actor, item = _target(request)
     return [app_password_json(request, row) for row in accounts.list_app_passwords(request.db, actor, item)]
 
 
 @app_passwords.post(permission="read", permission_description=OWN_OR, body=schemas.AppPasswordBody(),
-                    response=APP_PASSWORD_SCHEMA)
-@my_app_passwords.post(permission="read", body=schemas.AppPasswordBody(), response=APP_PASSWORD_SCHEMA)
+                    response=APP_PASSWORD_SHAPE)
+@my_app_passwords.post(permission="read", body=schemas.AppPasswordBody(), response=APP_PASSWORD_SHAPE)
 def create_app_password(request):
     actor, item = _target(request)
     row, password = accounts.issue_app_password(request.db, actor, item, request.validated["name"])
@@ -150,18 +141,16 @@ def create_app_password(request):
     return answer
 
 
-@app_password.delete(permission="read", permission_description=OWN_OR, response=DELETED_SCHEMA)
-@my_app_password.delete(permission="read", response=DELETED_SCHEMA)
+@app_password.delete(permission="read", permission_description=OWN_OR, response=DELETED_SHAPE)
+@my_app_password.delete(permission="read", response=DELETED_SHAPE)
 def revoke_app_password(request):
     actor, item = _target(request)
     row = accounts.revoke_app_password(request.db, actor, item, request.validated["password_id"])
     return {"deleted": True, "previous": app_password_json(request, row)}
 
 
-@sessions.delete(permission="read", permission_description=OWN_OR,
-                 response={"type": "object", "required": ["ended", "sessions"],
-                           "properties": {"ended": {"type": "boolean"}, "sessions": {"type": "integer"}}})
-@my_sessions.delete(permission="read")
+@sessions.delete(permission="read", permission_description=OWN_OR, response=SESSIONS_ENDED_SHAPE)
+@my_sessions.delete(permission="read", response=SESSIONS_ENDED_SHAPE)
 def end_sessions(request):
     actor, item = _target(request)
     return {"ended": True, "sessions": accounts.end_sessions(request.db, actor, item)}
