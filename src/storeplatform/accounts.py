@@ -46,8 +46,9 @@ from .auth.identity import UserRecord
 from .auth.methods import hash_app_password, new_app_password, new_consumer_key
 from .auth.passwords import hash_password, verify_password
 from .auth.tokens import keyed_hash
-from .db import get_by_id, registry_of
+from .db import get_by_id, hooks_of, registry_of
 from .errors import FORBIDDEN, InvalidParams
+from .plugins import call_action
 from .store.errors import (APP_PASSWORD_NOT_FOUND, CANNOT_CHANGE_SELF, CANNOT_CREATE_USER, CANNOT_DELETE_USER,
                            CANNOT_EDIT_ROLES, CANNOT_EDIT_USER, CONSUMER_KEY_NOT_FOUND, LAST_ADMINISTRATOR,
                            USER_DISABLED, USER_INVALID_ID)
@@ -367,6 +368,7 @@ def delete_user(session, actor, user, *, reassign=None):
     if user.role == ADMINISTRATOR and not user.disabled:
         _keep_an_administrator(session, user)
     orders = session.execute(select(func.count()).select_from(Order).where(Order.customer_id == user.id)).scalar_one()
+    call_action(hooks_of(session).storeplatform_user_deleted, user=user, reassign=reassign)
     if reassign is not None:
         posts = session.execute(update(Post).where(Post.author_id == user.id).values(author_id=reassign.id)
                                 .execution_options(synchronize_session=False)).rowcount

@@ -67,6 +67,17 @@ def storeplatform_order_deleted(order):
     """
 
 
+@hookspec
+def storeplatform_user_deleted(user, reassign):
+    """Action: a user is about to be deleted for good, inside the deleting transaction (the CLI's
+    ``user delete``, ``DELETE store/v1/users/{id}``, the admin: ``storeplatform.accounts``).
+
+    ``reassign`` is the ``User`` who gets the deleted user's posts, or None (they stay without
+    an author). Rows of a plugin that name the user without a foreign key let go of them here,
+    so that nothing is left pointing at a user who no longer exists.
+    """
+
+
 @hookspec(firstresult=True)
 def storeplatform_authenticate(request):
     """Authentication method: return a ``storeplatform.api.Identity`` for the request,

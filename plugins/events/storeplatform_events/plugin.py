@@ -94,6 +94,15 @@ def storeplatform_order_deleted(order):
 
 
 @hookimpl
+def storeplatform_user_deleted(user, reassign):
+    from sqlalchemy.orm import object_session
+
+    from .tickets import on_user_deleted
+
+    on_user_deleted(object_session(user), user)
+
+
+@hookimpl
 def storeplatform_demo_data(session):
     from .demo import load_demo
 

@@ -43,6 +43,12 @@ def on_order_deleted(session, order):
                     .execution_options(synchronize_session=False))
 
 
+def on_user_deleted(session, user):
+    """A deleted user's tickets stay (their orders stay as guest orders) and name no user."""
+    session.execute(update(Attendee).where(Attendee.user_id == user.id).values(user_id=None, modified_at=utcnow())
+                    .execution_options(synchronize_session=False))
+
+
 def cancel_event_tickets(session, event_id):
     """The tickets of an event deleted for good are cancelled (the record stays)."""
     session.execute(update(Attendee).where(Attendee.event_id == event_id, Attendee.status != "cancelled")
