@@ -38,7 +38,8 @@ def install(test=False):
     if not os.path.exists(os.path.join(BIN, "python")):
         venv.create(VENV, with_pip=True)
     python = os.path.join(BIN, "python")
-    targets = ["-e", ".[test,production]" if test else ".[production]"]
+    # The tests need the otel extra too (the traces test: tests/host/test_tracing.py).
+    targets = ["-e", ".[test,production,otel]" if test else ".[production]"]
     setups = sorted(glob.glob(os.path.join(ROOT, "plugins", "*", "setup.py")))
     for setup in setups:
         targets += ["-e", os.path.dirname(setup)]

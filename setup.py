@@ -29,9 +29,14 @@ setup(
         "waitress>=3.0",
         "plaster_pastedeploy",
         "pyramid_jinja2>=2.10",
+        "prometheus_client>=0.20",
     ],
     extras_require={
         "production": ["gunicorn>=22"],
+        # Traces (storeplatform.traces = otlp): the API and SDK, OTLP over HTTP, and the Pyramid
+        # and SQLAlchemy instrumentations (storeplatform.tracing).
+        "otel": ["opentelemetry-api>=1.25", "opentelemetry-sdk>=1.25", "opentelemetry-exporter-otlp-proto-http>=1.25",
+                 "opentelemetry-instrumentation-pyramid>=0.46b0", "opentelemetry-instrumentation-sqlalchemy>=0.46b0"],
         "test": ["pytest>=8", "pytest-xdist>=3.5", "webtest>=3.0", "pypdf>=4.0", "schemathesis>=4.0",
                  "requests-oauthlib>=2.0", "WooCommerce>=3.0", "WSGIProxy2>=0.5",
                  "playwright>=1.40"],

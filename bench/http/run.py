@@ -13,6 +13,11 @@ row comes from webhooks.py.
 
 The seeded database (``storeplatform_bench`` on the local PostgreSQL) is kept between runs and
 topped up with fresh tickets; ``--reseed`` starts it anew.
+
+``--compare-metrics``: instead of the bare app, the other side is the same site with
+``storeplatform.metrics = false`` (config/production.ini turns them on), alternated the same way,
+in the same run: the cost of the metrics on each route, and the resident memory of each side's
+workers after each route (it must stay flat under load).
 """
 import argparse
 import base64
@@ -372,7 +377,9 @@ def wrk(base, script, duration, threads, connections):
             "p50": float(p50), "p99": float(p99), "used": int(used)}
 
 
-def measure(route, ours, bare, args, work):
+def measure(route, ours, bare, args, work, both_sites=False):
+    """``both_sites``: the other side is our site too (``--compare-metrics``): its check-ins use
+    fresh tickets as well."""
     codes_file = work / "codes.txt"
     totals = {"ours": [], "bare": []}
     for round_ in range(args.rounds):
@@ -382,7 +389,7 @@ def measure(route, ours, bare, args, work):
                 shutil.copy(STATE / "codes.txt", codes_file)
             script = wrk_script(route, codes_file, args.threads, work / f"{route.name}.lua")
             result = wrk(base, script, args.duration, args.threads, args.connections)
-            if side == "ours" and route.template:
+            if (side == "ours" or both_sites) and route.template:
                 use_tickets(result["used"] * args.threads)
             if result["wrong"] or result["requests"] == 0:
                 raise SystemExit(f"{route.label} ({side}): {result['wrong']} of {result['requests']} answers were "
@@ -394,6 +401,61 @@ def measure(route, ours, bare, args, work):
         seconds = sum(r["seconds"] for r in results)
         out[side] = {"rps": n / seconds, "p50": sorted(r["p50"] for r in results)[len(results) // 2]}
     return out
+
+
+def workers_rss_mb(master_pid):
+    """Resident memory of the gunicorn master's worker processes, in MB (from /proc)."""
+    total = 0
+    try:
+        children = Path(f"/proc/{master_pid}/task/{master_pid}/children").read_text().split()
+    except OSError:
+        return 0.0
+    for pid in children:
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+    return total / 1024
+
+
+def compare_metrics(args, work, state, secret, web):
+    """Metrics on (ours.ini: production.ini's app section) against off, alternated route by
+    route in one run; prints the table of docs/performance.md's metrics section."""
+    off_lines = {**site_app_lines(secret), "storeplatform.metrics": "false"}
+    off_ini = work / "metrics-off.ini"
+    write_ini(off_ini, off_lines, args.workers, args.gthreads)
+    rows = []
+    with served(work / "ours.ini", free_port()) as (on, on_proc), served(off_ini, free_port()) as (off, off_proc):
+        codes = top_up_tickets(on, state, 40_000 if "checkin" in web else 0)
+        (STATE / "seed.json").write_text(json.dumps(state))
+        analyze()
+        measured = [r for r in routes(state) if r.name in web]
+        for route in measured:
+            sample(on, route, codes)
+        use_tickets(sum(1 for r in measured if r.template))
+        memory = {"on": [workers_rss_mb(on_proc.pid)], "off": [workers_rss_mb(off_proc.pid)]}
+        for route in measured:
+            if route.template:
+                top_up_tickets(on, state, 40_000)
+                (STATE / "seed.json").write_text(json.dumps(state))
+            result = measure(route, on, off, args, work, both_sites=True)
+            memory["on"].append(workers_rss_mb(on_proc.pid))
+            memory["off"].append(workers_rss_mb(off_proc.pid))
+            rows.append((route, result, memory["on"][-1], memory["off"][-1]))
+            log(f"  {route.label}: metrics on {result['ours']['rps']:.0f}/s, off {result['bare']['rps']:.0f}/s")
+    workers = f"{args.workers} gthread workers x {args.gthreads} threads" if args.gthreads else \
+        f"{args.workers} sync workers"
+    print(f"\nstoreplatform metrics cost: PostgreSQL + Redis, gunicorn {workers}, wrk -t{args.threads} "
+          f"-c{args.connections}, {args.rounds} x {args.duration} s per side, alternated, {os.cpu_count()} cores\n")
+    print("| route | metrics on req/s | off req/s | on p50 ms | off p50 ms | cost | workers' RSS on / off MB |")
+    print("|---|---|---|---|---|---|---|")
+    for route, result, rss_on, rss_off in rows:
+        o, b = result["ours"], result["bare"]
+        print(f"| {route.label} | {o['rps']:.0f} | {b['rps']:.0f} | {o['p50']:.1f} | {b['p50']:.1f} | "
+              f"{(1 - o['rps'] / b['rps']) * 100:+.1f} % | {rss_on:.0f} / {rss_off:.0f} |")
+    print(f"\nworkers' RSS (MB) after start-up and after each route, metrics on: "
+          f"{' -> '.join(f'{m:.0f}' for m in memory['on'])}; off: {' -> '.join(f'{m:.0f}' for m in memory['off'])}")
+    return 0
 
 
 def profile(route, base, pid, args, work):
@@ -440,6 +502,9 @@ def main():
     parser.add_argument("--only", nargs="+", choices=list(GOALS), help="measure only these rows")
     parser.add_argument("--reseed", action="store_true", help="drop the bench database and seed it anew")
     parser.add_argument("--deliveries", type=int, default=2000, help="queued deliveries of the webhook row")
+    parser.add_argument("--compare-metrics", action="store_true",
+                        help="measure the site with its metrics on against the same site with them off (instead of "
+                             "the bare app), alternated in one run, with the workers' memory after each route")
     parser.add_argument("--profile", type=Path, metavar="DIR",
                         help="after measuring each route, load ours once more under py-spy (--idle: waits on the "
                              "database count) and write DIR/<route>.raw and its summary DIR/<route>.txt")
@@ -470,6 +535,12 @@ def main():
             state = {"secret": secret, **seed_cli(ours_ini)}
         else:
             cli(ours_ini, "migrate")
+        if args.compare_metrics:
+            if "seed_version" not in state:
+                with served(ours_ini, free_port()) as (ours, _):
+                    seed_rest(ours, state)
+                    state_file.write_text(json.dumps(state))
+            return compare_metrics(args, work, state, secret, web)
         with served(ours_ini, free_port()) as (ours, ours_proc):
             if "seed_version" not in state:
                 seed_rest(ours, state)

@@ -35,11 +35,15 @@ def make_config(global_config=None, *, plugins=(), environ=None, **settings):
     registry["options.specs"] = collect_specs(pm)
     config.include(".db")
     config.include(".cache")
+    # Before .auth and .rest: its BeforeTraversal subscriber starts the request's span before
+    # theirs authenticate the caller (statements of the request all in its trace).
+    config.include(".tracing")
     config.include(".auth")
     config.include(".rest")
     config.include(".queue")
     config.include(".store.views")
     config.include(".health")
+    config.include(".metrics")
     config.include(".admin")
     _add_request_methods(config)
     config.add_tween("storeplatform.client.ingress_tween_factory", under=EXCVIEW)
@@ -110,4 +114,7 @@ def main(global_config=None, **settings):
     if problem:
         print(f"storeplatform: error: {problem.splitlines()[0]}", file=sys.stderr, flush=True)
         raise SystemExit(1)
+    from .metrics import start_process
+
+    start_process(config.registry, "web")  # with storeplatform.metrics_dir: values in files from here
     return make_app(config)

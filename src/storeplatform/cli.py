@@ -417,12 +417,25 @@ def cmd_worker(env, args):
         fit_pool(env.registry, web_threads=0, task_threads=args.workers)
     except PoolTooSmall as exc:
         raise CliError(str(exc))
+    _worker_metrics(env.registry)
     # SIGTERM (what service managers send) stops gracefully: the tasks under way finish and
     # what they handed to background threads is written; SIGINT stops at once.
     consumer = Consumer(huey, workers=args.workers, worker_type="thread", periodic=True, graceful_signal="TERM")
     run_start_tasks(env.registry)
     consumer.run()
     return 0
+
+
+def _worker_metrics(registry):
+    """With storeplatform.metrics_dir, the worker's values (task runs, its pool) go to the files
+    the web processes of this machine scrape; its gauges leave the sums when it exits."""
+    import atexit
+
+    from . import metrics
+
+    metrics.start_process(registry, "worker")
+    if metrics.directory() is not None:
+        atexit.register(metrics.process_exited, os.getpid())
 
 
 def cmd_demo(env, args):

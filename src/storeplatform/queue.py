@@ -8,6 +8,7 @@ import atexit
 import contextlib
 import logging
 import os
+import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,6 +18,8 @@ from huey.consumer import Consumer
 
 from .db.session import site_transaction
 from .logs import request_id_var
+from .metrics import task_observer
+from .tracing import enabled as tracing_enabled, task_carrier, task_span
 from .private_files import keep_private
 
 log = logging.getLogger(__name__)
@@ -147,15 +150,28 @@ def run_start_tasks(registry):
 
 
 def _task_runner(registry, name, function):
-    def run(*args, request_id=None):
+    observe = task_observer(registry, name)  # None: the site's metrics are off
+    traced = tracing_enabled(registry)
+
+    def run(*args, request_id=None, enqueued=None, trace=None):
         # The id of the request that enqueued the task: its log records carry it too.
+        # ``enqueued``: when it was sent (time.time(), for the metrics' wait); ``trace``: the
+        # enqueuing span's W3C context (traces).
         token = request_id_var.set(request_id) if request_id else None
+        started, began, outcome = time.time(), time.perf_counter(), "error"
         try:
-            run_in_transaction(registry, function, *args)
+            if traced:
+                with task_span(name, trace, request_id):
+                    run_in_transaction(registry, function, *args)
+            else:
+                run_in_transaction(registry, function, *args)
+            outcome = "ok"
         except Exception:
             log.exception("task %s%r failed", name, args)
             raise
         finally:
+            if observe is not None:
+                observe(outcome, time.perf_counter() - began, started, enqueued)
             if token is not None:
                 request_id_var.reset(token)
 
@@ -169,11 +185,12 @@ def enqueue_after_commit(session, name, *args):
     registry = session.info["registry"]
     task = registry["queue.tasks"][name]  # KeyError early: an unknown task is a bug
     txn = session.info["tm"].get()
-    request_id = request_id_var.get()
-    kwargs = {"request_id": request_id} if request_id else {}
+    kwargs = _task_kwargs(registry)
 
     def send(committed):
         if committed:
+            if "enqueued" in kwargs:
+                kwargs["enqueued"] = time.time()
             try:
                 task(*args, **kwargs)
             except Exception:
@@ -184,7 +201,24 @@ def enqueue_after_commit(session, name, *args):
 
 def enqueue_now(registry, name, *args):
     """Send a task at once (for callers outside a transaction, such as the CLI)."""
-    return registry["queue.tasks"][name](*args)
+    return registry["queue.tasks"][name](*args, **_task_kwargs(registry, time.time()))
+
+
+def _task_kwargs(registry, enqueued=0.0):
+    """What travels with a task besides its arguments: the request id, and when the site's
+    metrics or traces are on, the time it is sent and the enqueuing span's context."""
+    kwargs = {}
+    request_id = request_id_var.get()
+    if request_id:
+        kwargs["request_id"] = request_id
+    parsed = registry.settings["storeplatform.parsed"]
+    if parsed["metrics"].enabled:
+        kwargs["enqueued"] = enqueued
+    if parsed["traces"] is not None:
+        carrier = task_carrier()
+        if carrier:
+            kwargs["trace"] = carrier
+    return kwargs
 
 
 class EmbeddedConsumer(Consumer):

@@ -63,6 +63,37 @@ def _fit_pool(app, web_threads):
         _refuse(str(exc))
 
 
+def _metrics_across_workers(app, kw):
+    """gunicorn's workers each count their own requests: with the site's metrics on, they write
+    them to ``storeplatform.metrics_dir`` (the app factory chose it before the fork), which this
+    master cleans of the processes that are gone before it forks, and of each worker's gauges
+    when the worker exits (``child_exit``, after the owner's own hook if the section names one)."""
+    from . import metrics
+
+    registry = getattr(app, "registry", None)
+    if registry is None or "storeplatform.parsed" not in registry.settings:
+        return
+    if not metrics.settings_of(registry).enabled:
+        return
+    path = metrics.directory()
+    if path is None:
+        _refuse("storeplatform.metrics is on and gunicorn serves with worker processes, each counting its own "
+                "requests: set storeplatform.metrics_dir to a directory they share (e.g. %(here)s/var/metrics)")
+    metrics.clean_directory(path)
+    theirs = kw.get("child_exit")
+    if theirs is not None and not callable(theirs):
+        from gunicorn.config import validate_callable
+
+        theirs = validate_callable(2)(theirs)
+
+    def child_exit(server, worker):
+        if theirs is not None:
+            theirs(server, worker)
+        metrics.process_exited(worker.pid, path)
+
+    kw["child_exit"] = child_exit
+
+
 def waitress_server(app, global_conf, host="127.0.0.1", port="6543", **kw):
     """The waitress server the ``waitress`` runner serves with, made and bound but not running
     (tests serve their sites with it)."""
@@ -89,6 +120,7 @@ def gunicorn(app, global_conf, host="127.0.0.1", port="6543", **kw):
     _check_proxy_settings(kw, _GUNICORN_PROXY_SETTINGS, "gunicorn")
     # Each worker process serves with ``threads`` threads (gthread; sync workers have one).
     _fit_pool(app, int(kw.get("threads") or 1))
+    _metrics_across_workers(app, kw)
     # A logger class named in the section or in a gunicorn config file (named there, or
     # ./gunicorn.conf.py) is the site owner's: theirs is kept.
     if "logger_class" not in kw and "config" not in kw and get_default_config_file() is None:

@@ -7,12 +7,16 @@ from pyramid.settings import aslist
 
 from .client import parse_trusted_proxies
 from .db.pool import pool_settings
+from .metrics import metrics_settings
+from .tracing import traces_setting
 from .values import is_digits
 
 ENV_OVERRIDES = {
     "STOREPLATFORM_DATABASE_URL": "sqlalchemy.url",
     "STOREPLATFORM_HUEY_URL": "huey.url",
     "STOREPLATFORM_SECRET": "storeplatform.secret",
+    "STOREPLATFORM_METRICS_TOKEN": "storeplatform.metrics_token",
+    "STOREPLATFORM_METRICS_DIR": "storeplatform.metrics_dir",
 }
 
 DEFAULTS = {
@@ -28,6 +32,11 @@ DEFAULTS = {
     "storeplatform.trusted_proxies": "",
     "storeplatform.jwt_lifetime": "3600",
     "storeplatform.session_lifetime": "1209600",
+    "storeplatform.metrics": "false",
+    "storeplatform.metrics_allow": "",
+    "storeplatform.metrics_token": "",
+    "storeplatform.metrics_dir": "",
+    "storeplatform.traces": "off",
 }
 
 
@@ -38,7 +47,7 @@ class SettingsError(Exception):
 DATABASE_SCHEMES = ("sqlite:///", "postgresql://", "postgres://", "postgresql+psycopg://")
 QUEUE_SCHEMES = ("memory://", "sqlite:///", "redis://", "rediss://", "unix://")
 BOOLEANS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
-BOOLEAN_KEYS = ("huey.embedded_consumer", "storeplatform.allow_http_consumer_keys")
+BOOLEAN_KEYS = ("huey.embedded_consumer", "storeplatform.allow_http_consumer_keys", "storeplatform.metrics")
 INTEGER_KEYS = {"huey.workers": 1, "storeplatform.jwt_lifetime": 1, "storeplatform.session_lifetime": 1}
 
 
@@ -97,6 +106,8 @@ def normalize(settings, environ):
         raise SettingsError(str(exc))
     try:
         pool_size, pool_timeout = pool_settings(result)
+        metrics = metrics_settings(result, parsed_bools["storeplatform.metrics"])
+        traces = traces_setting(result)
     except ValueError as exc:
         raise SettingsError(str(exc))
     result["storeplatform.parsed"] = {
@@ -109,6 +120,8 @@ def normalize(settings, environ):
         "huey_workers": parsed_ints["huey.workers"],
         "pool_size": pool_size,
         "pool_timeout": pool_timeout,
+        "metrics": metrics,
+        "traces": traces,
     }
     return result
 

@@ -63,7 +63,7 @@ def test_dev_install_runs_pip_only_when_a_packaging_file_changed(tmp_path):
     root = scratch_checkout(tmp_path)
     first = install(root, test=True)
     assert len(first) == 2, first
-    assert first[0].startswith("-m pip install") and "-e .[test,production]" in first[0]
+    assert first[0].startswith("-m pip install") and "-e .[test,production,otel]" in first[0]
     assert "testplugin" not in first[0]  # the test plugins never go into the environment
     assert "--no-deps --target" in first[1] and first[1].endswith("tests/testplugin --disable-pip-version-check")
     assert install(root, test=True) == []
@@ -74,7 +74,7 @@ def test_dev_install_runs_pip_only_when_a_packaging_file_changed(tmp_path):
     # A plugin's setup.py changed: the environment again, not the test plugins.
     (root / "plugins" / "events" / "setup.py").write_text("# changed\n")
     again = install(root, test=True)
-    assert len(again) == 1 and "-e .[test,production]" in again[0]
+    assert len(again) == 1 and "-e .[test,production,otel]" in again[0]
     # A test plugin's file changed: only the test plugins again (they are copies).
     (root / "tests" / "testplugin" / "sp_thirdparty" / "__init__.py").write_text("# changed\n")
     again = install(root, test=True)

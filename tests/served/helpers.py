@@ -130,8 +130,9 @@ class Backend:
 
     def environ(self):
         env = cli_environ()
+        # config/production.ini keeps the metrics' files beside it (var/metrics): each site its own.
         env.update(STOREPLATFORM_DATABASE_URL=self.database_url, STOREPLATFORM_HUEY_URL=self.huey_url,
-                   STOREPLATFORM_SECRET=self.secret)
+                   STOREPLATFORM_SECRET=self.secret, STOREPLATFORM_METRICS_DIR=str(self.tmp_path / "metrics"))
         return env
 
     def close(self):

@@ -5,7 +5,7 @@ from sqlalchemy import bindparam, literal_column, select, update
 from storeplatform.api import Post, id_in_range, utcnow
 from storeplatform.api.advanced import DriverStatement
 
-from . import actions
+from . import actions, metrics
 from .errors import (
     CANCELLED_TICKET,
     CHECKIN_FAILED,
@@ -75,7 +75,19 @@ _MOVE_OUT = DriverStatement(update(_ATTENDEES).where(
 
 
 def check_in(session, ticket_code, event_id=None):
-    """Returns (attendee, event_name, already_in); raises TicketError.
+    """Returns (attendee, event_name, already_in); raises TicketError. Counted by result in the
+    site's metrics (``metrics.CHECKINS``), whichever channel called it."""
+    try:
+        found = _check_in(session, ticket_code, event_id)
+    except TicketError as exc:
+        metrics.check_in_refused(exc.error)
+        raise
+    (metrics.ALREADY_IN if found[2] else metrics.CHECKED_IN)()
+    return found
+
+
+def _check_in(session, ticket_code, event_id):
+    """check_in's work.
 
     The ticket is moved first, by its code, in one round trip that brings back the row and its
     event's name: at the door nearly every scan is a ticket that can come in. Only when nothing

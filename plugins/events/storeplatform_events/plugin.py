@@ -37,6 +37,9 @@ def storeplatform_includeme(config):
     from .variant import ALTERNATE, api_variant
 
     webhooks.includeme(config)
+    from . import metrics
+
+    metrics.includeme(config)
     # The variant of events/v1 the site serves (an unknown value stops start-up).
     if api_variant(config.registry.settings) == ALTERNATE:
         from .alternate import includeme

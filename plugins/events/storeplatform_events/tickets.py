@@ -5,7 +5,7 @@ from sqlalchemy import select, update
 
 from storeplatform.api import PAID_STATUSES, Post, Product, id_in_range, is_digits, utcnow
 
-from . import actions
+from . import actions, metrics
 from .models import EVENT_TYPE, Attendee
 
 CANCELLING_STATUSES = ("cancelled", "refunded")
@@ -91,6 +91,7 @@ def issue_tickets(session, order):
                 phone=billing.get("phone", ""), ticket_code=new_ticket_code(), status="active", custom_fields={}))
     session.add_all(created)
     session.flush()
+    metrics.TICKETS_ISSUED.inc(len(created))
     for attendee in created:
         actions.attendee_created(session, attendee)
     return created

@@ -1,6 +1,7 @@
 """The PDF of a document, made with reportlab's platypus."""
 import io
 import threading
+import time
 from decimal import Decimal
 
 from reportlab.lib import colors
@@ -11,7 +12,8 @@ from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
-from storeplatform.api import CURRENCY_SYMBOLS, currency_format, format_money, site_options, site_timezone
+from storeplatform.api import (CURRENCY_SYMBOLS, counter, currency_format, format_money, histogram, site_options,
+                               site_timezone)
 
 from .fonts import bundled_fonts, markup, site_font
 
@@ -26,6 +28,13 @@ TITLES = {"invoice": "Invoice", "receipt": "Receipt", "credit-note": "Credit not
 # reportlab keeps per-font state between documents and does not promise thread safety;
 # one document at a time per process (the GIL allows no more than that anyway).
 _render_lock = threading.Lock()
+
+# For Prometheus (the host serves them at /metrics), by document type (invoice, receipt,
+# credit-note, packing-slip).
+RENDERED = counter("invoicing_pdfs_rendered", "PDF documents rendered, by document type.", ("type",))
+RENDER_SECONDS = histogram("invoicing_pdf_render_seconds", "Time to render a PDF document (reportlab), by "
+                           "document type; waiting for the process's one renderer not included.", ("type",),
+                           buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0))
 
 
 def billing_lines(billing):
@@ -51,11 +60,16 @@ def render_pdf(session, order, document, generated_at):
     tz = site_timezone(session)
     fmt = money_format_for(session, order.currency)
     with _render_lock:
+        started = time.perf_counter()
         regular, bold = bundled_fonts()
         extra = site_font(options["invoicing.font_path"])
         fallbacks = (extra,) if extra else ()
-        return _build(order, document, generated_at.astimezone(tz), order.created_at.astimezone(tz), options,
+        data = _build(order, document, generated_at.astimezone(tz), order.created_at.astimezone(tz), options,
                       fmt, regular, bold, fallbacks)
+        kind = document.document_type if document.document_type in TITLES else "other"
+        RENDER_SECONDS.labels(kind).observe(time.perf_counter() - started)
+        RENDERED.labels(kind).inc()
+        return data
 
 
 def _build(order, document, generated, created, options, fmt, regular, bold, fallbacks):

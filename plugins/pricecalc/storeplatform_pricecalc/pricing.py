@@ -16,10 +16,10 @@ Arithmetic (all Decimal, half-up rounding):
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 
-from storeplatform.api import current_price, format_money, parse_decimal, round_money
+from storeplatform.api import counter, current_price, format_money, parse_decimal, round_money
 
 from . import formula as formulas
-from .readmodel import input_fields, pricing_unit_of
+from .readmodel import CALCULATOR_TYPES, input_fields, pricing_unit_of
 from .units import from_si, to_si
 
 FOUR_PLACES = Decimal("0.0001")
@@ -143,14 +143,28 @@ def find_rule(rules, quantity):
     return None
 
 
+# For Prometheus (the host serves them at /metrics).
+CALCULATIONS = counter("pricecalc_calculations", "Price calculations computed, by calculator type and outcome "
+                       "(priced, refused: missing or invalid measurements). An answer the host's cache gives "
+                       "again is not computed: the requests of route pricecalc/v1:calculate count those.",
+                       ("calculator", "outcome"))
+
+
 def calculate(calc, price_source, measurements, fmt, now):
     """The calculation result body for ``measurements`` (the request's raw object) by the
     ``Calculator`` row ``calc``, at the current price of the product ``price_source`` at ``now``."""
+    kind = calc.calculator_type if calc.calculator_type in CALCULATOR_TYPES else "other"
     # Wide enough for the largest measurement (1e30) times the largest price (1e15) to be
     # rounded to cents without InvalidOperation.
     with localcontext() as ctx:
         ctx.prec = 60
-        return _calculate(calc, price_source, measurements, fmt, now)
+        try:
+            result = _calculate(calc, price_source, measurements, fmt, now)
+        except ValueError:  # MissingMeasurements, MeasurementError
+            CALCULATIONS.labels(kind, "refused").inc()
+            raise
+    CALCULATIONS.labels(kind, "priced").inc()
+    return result
 
 
 def _calculate(calc, price_source, measurements, fmt, now):

@@ -22,7 +22,8 @@ and, in ``storeplatform_includeme(config)``, the config directives
 ``config.add_rest_namespace(name, ...)``, ``config.add_rest_services(module_or_service, ...)``
 and ``config.add_error_translation(DomainError, to_rest_error)``; for admin pages
 ``config.add_admin_views(module, ...)``, ``config.add_admin_templates(spec)`` and
-``config.add_admin_static(name, spec)``.
+``config.add_admin_static(name, spec)``; for metrics read when they are scraped
+``config.add_scrape_gauge(name, documentation, read, labels=())``.
 """
 from huey import crontab
 
@@ -37,6 +38,7 @@ from ..db.types import Money, UTCDateTime, utcnow
 from ..errors import (BAD_REQUEST, FORBIDDEN, INTERNAL_ERROR, INVALID_JSON, INVALID_PARAM, NO_ROUTE, NOT_LOGGED_IN,
                       ErrorCode, InvalidParams, RestError)
 from ..hookspecs import hookimpl, hookspec
+from ..metrics import counter, histogram
 from ..plugins import apply_filters, call_action, plugin_enabled
 from ..queue import Periodic, TaskContext, enqueue_after_commit, enqueue_now
 from ..rest import PaginationSchema, Service, deserialize, json_body, make_partial, paginate
@@ -86,6 +88,8 @@ __all__ = [
     "Periodic", "TaskContext", "crontab", "enqueue_after_commit", "enqueue_now",
     # command line
     "CliError", "Parser",
+    # metrics (storeplatform_<name>, for Prometheus)
+    "counter", "histogram",
     # admin pages
     "AdminPage", "admin_view", "admin_url", "admin_redirect", "form_values", "refuse_form",
 ]

@@ -23,6 +23,7 @@ at most and answers 503 with ``Retry-After`` (``rest/errors.py``).
 """
 import logging
 
+from sqlalchemy.exc import TimeoutError as NoConnection
 from sqlalchemy.pool import QueuePool
 
 from ..values import is_digits
@@ -53,11 +54,38 @@ class SitePool(QueuePool):
     reconnection per request for the transactions of their own), and resizable before the
     process serves."""
 
+    # What the site's metrics are told (``storeplatform.metrics.PoolObserver``) when they are on:
+    # the pool's state after each checkout and check-in (rare: a web thread keeps its
+    # connection), and the checkouts that waited or timed out.
+    metrics = None
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # SQLAlchemy names a pool's logger after its class's module: ours would log its INFO
         # lines ("Pool recreating" in each gunicorn worker) as the platform's own.
         self.logger = logging.getLogger("sqlalchemy.pool.impl.QueuePool")
+
+    def _do_get(self):
+        metrics = SitePool.metrics
+        if metrics is None:
+            return super()._do_get()
+        if -1 < self._max_overflow <= self._overflow and self._pool.empty():
+            metrics.waited()  # no idle connection, and no more may be opened: it waits
+        try:
+            record = super()._do_get()
+        except NoConnection as exc:
+            if not getattr(exc, "_storeplatform_counted", False):  # once, however deep it was raised
+                exc._storeplatform_counted = True
+                metrics.timed_out()
+            raise
+        metrics.changed(self)
+        return record
+
+    def _return_conn(self, record):
+        super()._return_conn(record)
+        metrics = SitePool.metrics
+        if metrics is not None:
+            metrics.changed(self)
 
     def resize(self, size):
         """Hold ``size`` connections at most. Called at start-up, before any thread waits for
@@ -68,6 +96,8 @@ class SitePool(QueuePool):
             # _overflow counts the connections made beyond the pool's size (negative while
             # below it): a bigger pool leaves room for ``grown`` more.
             self._overflow -= grown
+        if SitePool.metrics is not None:
+            SitePool.metrics.changed(self)
 
 
 def pool_settings(settings):

@@ -15,6 +15,7 @@ from sqlalchemy import Integer, and_, bindparam, case, delete, func, or_, select
 from storeplatform.api import UTCDateTime, cached, enqueue_after_commit, utcnow
 from storeplatform.api.advanced import DriverStatement
 
+from .. import metrics
 from .delivery import Attempt, Outcome
 from .models import (
     DELIVERED,
@@ -109,6 +110,7 @@ def close_skipped(connection, delivery_id, webhook_status):
     reason = "webhook deleted" if webhook_status is None else f"webhook {webhook_status}"
     if _SKIP.rowcount(connection, delivery_id=delivery_id, reason=reason, now=utcnow()):
         prune_log(connection)
+        metrics.DELIVERIES.labels("skipped").inc()
 
 
 _SKIP = DriverStatement(
@@ -150,7 +152,11 @@ class Recorded:
     def log(self):
         """Each record in the context of the delivery it is about (a webhook disabled: its last
         failure of the batch, the one that reached the limit), so that it carries the request id
-        of the change that made the delivery."""
+        of the change that made the delivery. Counted in the site's metrics here too."""
+        for f in self.kept:
+            metrics.delivery_recorded(f.outcome)
+        if self.disabled:
+            metrics.DISABLED.inc(len(self.disabled))
         last_failure = {}
         for f in self.kept:
             if not f.outcome.success:
@@ -314,6 +320,7 @@ def abandon_stuck(session, older_than_seconds):
         .execution_options(synchronize_session=False)).all()
     if closed:
         prune_log(session)
+        metrics.DELIVERIES.labels("abandoned").inc(len(closed))
         for delivery_id, webhook_id, topic in closed:
             log_failed(webhook_id, topic, delivery_id, None, ABANDONED, None)
     return len(closed)

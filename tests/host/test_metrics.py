@@ -1,0 +1,320 @@
+"""The site's metrics in-process (issue #29): who may read /metrics (denied by default, the
+allowed peers, the bearer token, never a forged X-Forwarded-For), what each request, statement,
+task and pool checkout counts, labels that stay bounded whatever clients send, the settings'
+one-line errors, the plugin API's declarations and scrape-time gauges, and the Grafana dashboard
+querying only metrics the site exposes. tests/served/test_metrics_served.py counts across
+gunicorn's processes and the standalone worker."""
+import json
+import re
+import threading
+from pathlib import Path
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from storeplatform import metrics
+from storeplatform.api import counter, histogram
+from storeplatform.settings import SettingsError, normalize
+from storeplatform.testing import assert_error, count_queries
+
+ROOT = Path(__file__).resolve().parents[2]
+TOKEN = "a-metrics-token-of-32-characters"
+ON = {"storeplatform.metrics": "true"}
+
+
+def sample(name, **labels):
+    return metrics.REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+def scrape(site, **environ):
+    res = site.app.get("/metrics", extra_environ={"REMOTE_ADDR": "10.1.2.3", **environ},
+                       headers={"Authorization": f"Bearer {TOKEN}"})
+    assert res.headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8"
+    assert res.headers["Cache-Control"] == "no-store"
+    return {s.name + json.dumps(s.labels, sort_keys=True): s.value
+            for family in text_string_to_metric_families(res.text) for s in family.samples}, res.text
+
+
+@pytest.fixture
+def metered(make_site):
+    return make_site(**ON, **{"storeplatform.metrics_token": TOKEN, "storeplatform.metrics_allow": "10.0.0.0/8",
+                              "storeplatform.trusted_proxies": "10.9.9.9"})
+
+
+def test_off_by_default_no_route_and_nothing_observed(site):
+    assert_error(site.app.get("/metrics", status=404), 404, "rest_no_route")
+    assert "metrics.observe" not in site.registry
+
+
+def test_on_but_refused_to_everyone_by_default_with_the_error_body(make_site):
+    site = make_site(**ON)
+    assert_error(site.app.get("/metrics", status=403), 403, "rest_forbidden")
+    assert_error(site.app.get("/metrics", headers={"Authorization": "Bearer anything-at-all-here"}, status=403),
+                 403, "rest_forbidden")
+
+
+@pytest.mark.in_process  # other client addresses
+def test_the_allowed_peers_and_the_token_and_nobody_else(metered):
+    app = metered.app
+    assert app.get("/metrics", extra_environ={"REMOTE_ADDR": "10.200.0.1"}).status_int == 200
+    outside = {"REMOTE_ADDR": "192.0.2.7"}
+    res = app.get("/metrics", extra_environ=outside, status=401)
+    assert_error(res, 401, "rest_not_logged_in")
+    assert res.headers["WWW-Authenticate"] == 'Bearer realm="metrics"'
+    # A forged X-Forwarded-For names an allowed address: the peer decides.
+    assert_error(app.get("/metrics", extra_environ=outside, headers={"X-Forwarded-For": "10.0.0.1"}, status=401),
+                 401, "rest_not_logged_in")
+    for wrong in ("Bearer " + TOKEN[:-1], "Bearer " + TOKEN + "x", "Basic " + TOKEN, TOKEN):
+        assert_error(app.get("/metrics", extra_environ=outside, headers={"Authorization": wrong}, status=401),
+                     401, "rest_authentication_failed")
+    assert app.get("/metrics", extra_environ=outside, headers={"Authorization": f"Bearer {TOKEN}"}).status_int == 200
+    # An allowed peer that is a trusted proxy forwarding someone's request is not let in by its
+    # address (anyone behind the proxy would be); without forwarding headers it is.
+    proxy = {"REMOTE_ADDR": "10.9.9.9"}
+    assert app.get("/metrics", extra_environ=proxy).status_int == 200
+    for header in ({"X-Forwarded-For": "192.0.2.7"}, {"Forwarded": "for=192.0.2.7"}):
+        assert_error(app.get("/metrics", extra_environ=proxy, headers=header, status=401), 401, "rest_not_logged_in")
+    assert app.get("/metrics", extra_environ=proxy, headers={"X-Forwarded-For": "192.0.2.7",
+                                                             "Authorization": f"Bearer {TOKEN}"}).status_int == 200
+    # Only GET.
+    assert_error(app.post("/metrics", extra_environ={"REMOTE_ADDR": "10.0.0.1"}, status=404), 404, "rest_no_route")
+
+
+@pytest.mark.filterwarnings("ignore:Unknown REQUEST_METHOD")  # webtest's lint, on the made-up methods
+def test_requests_are_counted_by_route_method_and_status_class(metered):
+    app = metered.app
+    before = {key: sample("storeplatform_http_requests_total", route=key[0], method=key[1], status=key[2])
+              for key in (("healthz", "GET", "2xx"), ("(none)", "GET", "4xx"), ("(none)", "other", "4xx"))}
+    seconds = sample("storeplatform_http_request_duration_seconds_count", route="healthz", method="GET")
+    for _ in range(5):
+        app.get("/healthz")
+    # Unknown paths and methods: one series each, whatever was sent (the labels stay bounded).
+    for n in range(20):
+        app.get(f"/no/such/page/{n}", status=404)
+        app.request(f"/also/unknown/{n}", method=f"BREW{n}", status=404)
+    found, text = scrape(metered)
+    assert sample("storeplatform_http_requests_total", route="healthz", method="GET", status="2xx") \
+        == before[("healthz", "GET", "2xx")] + 5
+    assert sample("storeplatform_http_request_duration_seconds_count", route="healthz", method="GET") == seconds + 5
+    assert sample("storeplatform_http_requests_total", route="(none)", method="GET", status="4xx") \
+        == before[("(none)", "GET", "4xx")] + 20
+    assert sample("storeplatform_http_requests_total", route="(none)", method="other", status="4xx") \
+        == before[("(none)", "other", "4xx")] + 20
+    assert "no/such" not in text and "BREW" not in text and "also/unknown" not in text
+    # Every route label is a route's name, or (none).
+    from pyramid.interfaces import IRoutesMapper
+
+    names = {route.name for route in metered.registry.getUtility(IRoutesMapper).get_routes()}
+    routes = {json.loads(key[key.index("{"):])["route"] for key in found
+              if key.startswith("storeplatform_http_requests_total")}
+    assert {"healthz", "(none)"} <= routes <= names | {"(none)"}, routes
+
+
+def test_route_labels_are_route_names(make_site):
+    site = make_site(**ON, **{"storeplatform.plugins": "pricecalc", "storeplatform.metrics_token": TOKEN})
+    before = sample("storeplatform_http_requests_total", route="pricecalc/v1:units", method="GET", status="2xx")
+    site.app.get("/api/pricecalc/v1/units")
+    assert sample("storeplatform_http_requests_total", route="pricecalc/v1:units", method="GET", status="2xx") \
+        == before + 1
+
+
+def test_statements_per_request_are_the_statements_the_request_ran(make_site):
+    site = make_site(**ON, **{"storeplatform.plugins": "pricecalc", "storeplatform.metrics_token": TOKEN})
+    site.app.get("/api/store/v1/products", headers=site.headers_for("administrator"))  # connections made
+    labels = {"route": "store/v1:products"}
+    count, total = (sample("storeplatform_http_request_db_statements_count", **labels),
+                    sample("storeplatform_http_request_db_statements_sum", **labels))
+    with count_queries(site.engine) as queries:
+        site.app.get("/api/store/v1/products", headers=site.headers_for("administrator"))
+    assert sample("storeplatform_http_request_db_statements_count", **labels) == count + 1
+    ran = sample("storeplatform_http_request_db_statements_sum", **labels) - total
+    assert ran >= queries() > 0  # count_queries leaves out transaction control (BEGIN, SAVEPOINT)
+    assert ran <= queries() + 2
+
+
+def test_tasks_are_counted_by_name_and_outcome_with_their_wait(make_site):
+    from storeplatform.api import hookimpl
+
+    class Failing:
+        @hookimpl
+        def storeplatform_tasks():
+            return {"test_metrics.fail": lambda ctx: 1 / 0}
+
+    site = make_site(plugins=[Failing], **ON, **{"storeplatform.plugins": "thirdparty_tasks"})
+    name = "thirdparty_tasks.record"
+    runs, waits = (sample("storeplatform_task_runs_total", task=name, outcome="ok"),
+                   sample("storeplatform_task_wait_seconds_count", task=name))
+    site.app.post_json("/api/store/v1/thirdparty/jobs", {"value": "v1"}, headers=site.headers_for("administrator"),
+                       status=202)  # memory://: the task runs right after the commit
+    assert sample("storeplatform_task_runs_total", task=name, outcome="ok") == runs + 1
+    assert sample("storeplatform_task_wait_seconds_count", task=name) == waits + 1
+    errors = sample("storeplatform_task_runs_total", task="test_metrics.fail", outcome="error")
+    with pytest.raises(ZeroDivisionError):
+        site.run_task("test_metrics.fail")
+    assert sample("storeplatform_task_runs_total", task="test_metrics.fail", outcome="error") == errors + 1
+    assert sample("storeplatform_task_runs_total", task="test_metrics.fail", outcome="ok") == 0
+
+
+def test_pool_gauges_and_the_checkouts_that_waited_or_timed_out(make_site):
+    from sqlalchemy import create_engine
+    from sqlalchemy.exc import TimeoutError as NoConnection
+
+    from storeplatform.db.pool import SitePool
+
+    site = make_site(**ON)
+    site.app.get("/api/store/v1/products", headers=site.headers_for("administrator"))
+    pool = site.engine.pool
+    assert sample("storeplatform_db_pool_size", process="web") == pool.size()
+    assert sample("storeplatform_db_pool_checked_out", process="web") == pool.checkedout() >= 1
+    # A pool of one connection: a second checkout waits, and times out.
+    engine = create_engine("sqlite://", poolclass=SitePool, pool_size=1, max_overflow=0, pool_timeout=0.1)
+    try:
+        waits, timeouts = (sample("storeplatform_db_pool_waits_total", process="web"),
+                           sample("storeplatform_db_pool_timeouts_total", process="web"))
+        held = engine.connect()
+        with pytest.raises(NoConnection):
+            engine.connect()
+        assert sample("storeplatform_db_pool_waits_total", process="web") == waits + 1
+        assert sample("storeplatform_db_pool_timeouts_total", process="web") == timeouts + 1
+        # It waits, and gets the connection given back meanwhile: a wait, no time-out.
+        threading.Timer(0.02, held.close).start()
+        engine.pool._timeout = 5
+        engine.connect().close()
+        assert sample("storeplatform_db_pool_waits_total", process="web") == waits + 2
+        assert sample("storeplatform_db_pool_timeouts_total", process="web") == timeouts + 1
+    finally:
+        engine.dispose()
+
+
+def test_a_scrape_gauge_that_fails_is_left_out_and_counted(make_site):
+    from storeplatform.api import hookimpl
+
+    class Plugin:
+        @hookimpl
+        def storeplatform_includeme(config):
+            config.add_scrape_gauge("test_fine", "A value.", lambda registry: 7)
+            config.add_scrape_gauge("test_labelled", "Values.", lambda registry: {("a",): 1, ("b",): 2},
+                                    labels=("kind",))
+            config.add_scrape_gauge("test_broken", "Never read.", lambda registry: 1 / 0)
+
+    site = make_site(plugins=[Plugin], **ON, **{"storeplatform.metrics_token": TOKEN})
+    errors = sample("storeplatform_metrics_scrape_errors_total", gauge="storeplatform_test_broken")
+    found, text = scrape(site)
+    assert found['storeplatform_test_fine{}'] == 7
+    assert found['storeplatform_test_labelled{"kind": "a"}'] == 1 and found['storeplatform_test_labelled{"kind": "b"}'] == 2
+    assert "storeplatform_test_broken" not in text.replace('gauge="storeplatform_test_broken"', "")
+    assert sample("storeplatform_metrics_scrape_errors_total", gauge="storeplatform_test_broken") == errors + 1
+    assert found["storeplatform_tasks_pending{}"] == 0
+
+
+def test_declaring_a_metric_once_per_process():
+    first = counter("test_declared", "Declared twice alike.", ("kind",))
+    assert counter("test_declared", "Declared twice alike.", ("kind",)) is first
+    with pytest.raises(ValueError, match="declared twice"):
+        histogram("test_declared", "Now a histogram.", ("kind",))
+    with pytest.raises(ValueError, match="declared twice"):
+        counter("test_declared", "Other labels.", ("other",))
+    for bad in ("storeplatform_test", "Test", "test-name", "", "1test"):
+        with pytest.raises(ValueError, match="lower-case"):
+            counter(bad, "A bad name.")
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("storeplatform.metrics", "yes please", "storeplatform.metrics must be true or false, not 'yes please'"),
+    ("storeplatform.metrics_allow", "10.0.0.0/8 localhost",
+     "storeplatform.metrics_allow: 'localhost' is not an IP address or network"),
+    ("storeplatform.metrics_token", "short", "storeplatform.metrics_token must be at least 16 printable ASCII"),
+    ("storeplatform.metrics_token", "sixteen chars and spaces", "storeplatform.metrics_token must be at least 16"),
+    ("storeplatform.traces", "jaeger", "storeplatform.traces must be off or otlp, not 'jaeger'"),
+])
+def test_a_bad_setting_stops_start_up_with_one_line_naming_it(database, key, value, message):
+    with pytest.raises(SettingsError) as raised:
+        normalize(database.settings(**{**ON, key: value}), {})
+    assert str(raised.value).startswith(message) and "\n" not in str(raised.value)
+
+
+def test_the_metrics_directory_must_be_writable(database, tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    with pytest.raises(SettingsError, match=r"storeplatform.metrics_dir: cannot make .*file/metrics"):
+        normalize(database.settings(**ON, **{"storeplatform.metrics_dir": str(blocked / "metrics")}), {})
+    # The environment names it too (the served tests give each site its own).
+    parsed = normalize(database.settings(**ON), {"STOREPLATFORM_METRICS_DIR": str(tmp_path / "m"),
+                                                  "STOREPLATFORM_METRICS_TOKEN": TOKEN})["storeplatform.parsed"]
+    assert parsed["metrics"].directory == str(tmp_path / "m") and parsed["metrics"].token == TOKEN
+    assert (tmp_path / "m").is_dir()
+
+
+def test_cleaning_the_directory_keeps_live_processes_and_drops_gone_ones(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True).stdout.strip()
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        names = [f"counter_{gone}.db", f"histogram_{gone}.db", f"gauge_livesum_{gone}.db",
+                 f"counter_{alive.pid}.db", f"gauge_livesum_{alive.pid}.db",
+                 f"counter_{os.getpid()}.db", f"gauge_livesum_{os.getpid()}.db"]
+        for name in names:
+            (tmp_path / name).write_bytes(b"")
+        removed = metrics.clean_directory(str(tmp_path))
+        assert sorted(Path(p).name for p in removed) == sorted(names[:3])
+        # This process (the master) keeps its counters, not its gauges.
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+            [f"counter_{alive.pid}.db", f"gauge_livesum_{alive.pid}.db", f"counter_{os.getpid()}.db"])
+        metrics.process_exited(alive.pid, str(tmp_path))  # a worker exits: its gauges go, its counters stay
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+            [f"counter_{alive.pid}.db", f"counter_{os.getpid()}.db"])
+    finally:
+        alive.kill()
+        alive.wait()
+
+
+def test_gunicorn_refuses_metrics_without_a_shared_directory(database, tmp_path):
+    """Each worker would count its own requests: start-up stops with one line naming the key."""
+    import subprocess
+    import sys
+
+    from storeplatform.testing import cli_environ, free_port, queue_url
+
+    text = (ROOT / "config" / "production.ini").read_text()
+    text = re.sub(r"^storeplatform\.metrics_dir = .*\n", "", text, flags=re.M)
+    ini = tmp_path / "site.ini"
+    ini.write_text(text)
+    env = {**cli_environ(), "STOREPLATFORM_DATABASE_URL": database.url, "STOREPLATFORM_HUEY_URL": queue_url(tmp_path),
+           "STOREPLATFORM_SECRET": database.secret}
+    pserve = str(Path(sys.executable).with_name("pserve"))
+    proc = subprocess.run([pserve, "-q", str(ini), f"http_port={free_port()}"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, (proc.returncode, proc.stderr)
+    errors = [line for line in proc.stderr.splitlines() if "error" in line.lower()]
+    assert len(errors) == 1 and errors[0].startswith("storeplatform: error: storeplatform.metrics is on and "
+                                                     "gunicorn serves with worker processes"), proc.stderr
+    assert "storeplatform.metrics_dir" in errors[0] and "Traceback" not in proc.stderr
+
+
+def test_the_grafana_dashboard_queries_only_metrics_the_site_exposes(make_site):
+    site = make_site(**ON, **{"storeplatform.plugins": "invoicing pricecalc events",
+                              "storeplatform.metrics_token": TOKEN})
+    site.app.get("/healthz")
+    _, text = scrape(site)
+    exposed = set(re.findall(r"^# TYPE (\w+) (\w+)", text, flags=re.M))
+    names = set()
+    for name, kind in exposed:
+        names.add(name)
+        if kind == "histogram":
+            names |= {f"{name}_bucket", f"{name}_sum", f"{name}_count"}
+    dashboard = json.loads((ROOT / "docs" / "grafana" / "storeplatform.json").read_text())
+    assert dashboard["title"] and dashboard["uid"] and dashboard["schemaVersion"] >= 30
+    panels = [p for p in dashboard["panels"] if p["type"] != "row"]
+    expressions = [t["expr"] for p in panels for t in p.get("targets", [])]
+    assert len(panels) >= 12 and all(p.get("targets") for p in panels)
+    queried = {m for expr in expressions for m in re.findall(r"\bstoreplatform_\w+", expr)}
+    assert queried and queried <= names, sorted(queried - names)
+    # Every family of the site's own is plotted (the dashboard keeps up with the metrics).
+    families = {name for name, _ in exposed
+                if name.startswith("storeplatform_") and not name.startswith("storeplatform_test_")}
+    plotted = {name for name in families if any(q == name or q.startswith(name + "_") for q in queried)}
+    assert plotted == families, sorted(families - plotted)
