@@ -1,7 +1,7 @@
 """The REST server: namespaces, module-level services, one error body, schema index, pagination."""
 from pyramid.events import BeforeTraversal
 from pyramid.httpexceptions import HTTPMethodNotAllowed
-from pyramid.tweens import MAIN
+from pyramid.tweens import EXCVIEW
 
 from ..cache import stop_reading
 from ..errors import INVALID_URL, RestError
@@ -46,7 +46,8 @@ def includeme(config):
     config.add_directive("add_rest_namespace", add_rest_namespace)
     config.add_directive("add_rest_services", add_rest_services)
     config.add_directive("add_error_translation", add_error_translation)
-    config.add_tween("storeplatform.rest.rest_tween_factory", over=MAIN)
+    # Under the error views: its refusals (a NUL in the path) are answered as every RestError.
+    config.add_tween("storeplatform.rest.rest_tween_factory", under=EXCVIEW)
 
 
 def json_renderer_factory(info):
