@@ -10,7 +10,7 @@ import urllib.request
 import uuid
 from pathlib import Path
 
-from storeplatform.testing import TestDatabase as Database, cli_environ, free_port, queue_url, wait_for
+from storeplatform.testing import TestDatabase as Database, cli_environ, free_port, queue_url, run_cli, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -29,12 +29,17 @@ def _ini(tmp_path, server_lines):
     return ini
 
 
+def _migrate(ini, env):
+    """In-process (cli.main): the server is the process these tests are about."""
+    proc = run_cli("-c", str(ini), "migrate", environ=env)
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_an_access_log_named_in_the_server_section_gets_every_line(tmp_path):
     access = tmp_path / "gunicorn-access.log"
     ini = _ini(tmp_path, f"accesslog = {access}\n")
     env = cli_environ()
-    subprocess.run([BIN / "storeplatform", "-c", ini, "migrate"], env=env, check=True, capture_output=True,
-                   timeout=120)
+    _migrate(ini, env)
     port = free_port()
     server = subprocess.Popen([BIN / "pserve", ini, f"http_port={port}"], env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True, cwd=tmp_path)
@@ -122,8 +127,7 @@ def test_every_line_of_production_ini_under_gunicorn_is_one_json_object(tmp_path
     port = free_port()
     server = None
     try:
-        subprocess.run([BIN / "storeplatform", "-c", ini, "migrate"], env=env, check=True, capture_output=True,
-                       timeout=180)
+        _migrate(ini, env)
         server = subprocess.Popen([BIN / "pserve", "-q", ini, f"http_port={port}"], env=env, cwd=tmp_path,
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 

@@ -10,7 +10,7 @@ import urllib.request
 from pathlib import Path
 
 from storeplatform.logs import JsonFormatter
-from storeplatform.testing import cli_environ, free_port
+from storeplatform.testing import cli_environ, free_port, run_cli
 
 BIN = Path(sys.executable).parent
 
@@ -139,8 +139,7 @@ port = {port}
 
 {logging_part}""")
     env = cli_environ()
-    subprocess.run([BIN / "storeplatform", "-c", ini, "migrate"], check=True, env=env, capture_output=True,
-                   timeout=120)
+    assert run_cli("-c", str(ini), "migrate").returncode == 0  # in-process (cli.main): the server is the process here
     server = subprocess.Popen([BIN / "pserve", ini], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True)
     try:

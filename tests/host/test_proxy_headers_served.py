@@ -16,12 +16,11 @@ import subprocess
 import sys
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from storeplatform.testing import TestDatabase as Database, cli_environ, free_port, queue_url, wait_for
+from storeplatform.testing import TestDatabase as Database, cli_environ, free_port, queue_url, run_cli, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -58,8 +57,8 @@ def _site_ini(tmp_path, shipped, trusted_proxies, server_lines=""):
 
 
 def _cli(ini, env, *args):
-    proc = subprocess.run([BIN / "storeplatform", "-c", ini, *args], env=env, capture_output=True, text=True,
-                          timeout=180)
+    """A set-up command, in-process (the servers are what this file starts as processes)."""
+    proc = run_cli("-c", str(ini), *args, environ=env)
     assert proc.returncode == 0, (args, proc.stderr)
     return proc.stdout.strip()
 
@@ -192,12 +191,10 @@ def test_the_sites_trusted_proxies_alone_decide_under_the_real_server(shipped, t
     try:
         trusted = _site_ini(tmp_path, shipped, "127.0.0.1")
         _cli(trusted, env, "migrate")
-        with ThreadPoolExecutor(2) as pool:  # each command is a Python start-up of ~2 s
-            list(pool.map(lambda args: _cli(trusted, env, *args), [
-                ["user", "create", "admin", "--role", "administrator", "--password", PASSWORD],
-                ["option", "set", "invoicing.download_rate_limit", "2"]]))
-            password, key = pool.map(lambda args: _cli(trusted, env, *args), [
-                ["user", "app-password", "admin"], ["consumer-key", "create", "admin"]])
+        _cli(trusted, env, "user", "create", "admin", "--role", "administrator", "--password", PASSWORD)
+        _cli(trusted, env, "option", "set", "invoicing.download_rate_limit", "2")
+        password = _cli(trusted, env, "user", "app-password", "admin")
+        key = _cli(trusted, env, "consumer-key", "create", "admin")
         creds = {"admin": _basic("admin", password), "consumer_key": _basic(*key.split())}
 
         for trusted_proxies, check in (("127.0.0.1", _check_trusted), ("", _check_untrusted)):

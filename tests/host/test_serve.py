@@ -8,7 +8,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from storeplatform.testing import cli_environ, free_port
+from storeplatform.testing import cli_environ, free_port, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -18,9 +18,8 @@ def test_development_ini_serves_with_embedded_worker_and_stops_on_sigterm(tmp_pa
     ini = tmp_path / "development.ini"
     shutil.copy(ROOT / "development.ini", ini)
     env = cli_environ()
-    for step in (["migrate"], ["demo"]):
-        proc = subprocess.run([BIN / "storeplatform", "-c", ini, *step], env=env, capture_output=True, text=True,
-                              timeout=120)
+    for step in (["migrate"], ["demo"]):  # in-process (cli.main); tests/host/test_cli.py starts the real program
+        proc = run_cli("-c", str(ini), *step)
         assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "var" / "storeplatform.sqlite").exists()
     port = free_port()

@@ -1,26 +1,17 @@
 """Demo data through the CLI: products with calculators, loaded once."""
-import subprocess
-import sys
-from pathlib import Path
-
 from sqlalchemy import func, select
 
 from storeplatform.api import Product, call_action
-from storeplatform.testing import cli_environ
+from storeplatform.testing import run_cli
 
 from storeplatform_pricecalc.models import Calculator
-
-BIN = Path(sys.executable).parent
-
 
 def test_demo_command_adds_calculator_products_once(pc, database, tmp_path):
     settings = database.settings(**{"storeplatform.plugins": "pricecalc"})
     ini = tmp_path / "site.ini"
     ini.write_text("[app:main]\nuse = egg:storeplatform\n" + "".join(
         f"{key} = {value}\n" for key, value in settings.items() if key != "here"))
-    done = subprocess.run([str(BIN / "storeplatform"), "-c", str(ini), "demo"], capture_output=True, text=True,
-                          env=cli_environ(),
-                          timeout=120)
+    done = run_cli("-c", str(ini), "demo")  # in-process (cli.main)
     assert done.returncode == 0, done.stderr
     # Loading again adds nothing (in-process: a second CLI run would only repeat its start-up).
     with pc.site.session() as s:
