@@ -42,7 +42,7 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from events.webhook_receiver import Receiver  # tests/events: a real receiver that records each POST
-from storeplatform.testing import cli_environ, free_port, server_database_url, server_huey_url
+from storeplatform.testing import cli_environ, free_port, run_cli, server_database_url, server_huey_url
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -168,35 +168,17 @@ def backend(tmp_path):
 # --- the CLI -----------------------------------------------------------------------------------
 
 # The set-up commands run through the CLI's own entry point (``main(argv)``, what the
-# ``storeplatform`` script calls), one after the other in one process: a process per command
-# costs ~2.5 s of CPU (interpreter, imports, entry points), 20 s and more per site on two shared
-# cores, where the commands themselves take ~0.2 s each. (tests/host/test_cli.py runs the script.)
-_BATCH = r"""
-import contextlib, io, json, sys
-from storeplatform.cli import main
-results = []
-for argv in json.loads(sys.argv[1]):
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    results.append({"argv": argv, "code": code or 0, "out": out.getvalue(), "err": err.getvalue()})
-print("@@results@@" + json.dumps(results))
-"""
-
-
-def _cli_batch(ini, env, cwd, commands):
+# ``storeplatform`` script calls) in the test's process (``testing.run_cli``), on the site's
+# environment: a process per command costs ~2.5 s of CPU (interpreter, imports, entry points),
+# where the commands themselves take ~0.2 s each. (tests/host/test_cli.py runs the script.)
+def _cli_batch(ini, env, commands):
     """The stdout of each command (``storeplatform -c INI *command``), run one after the other."""
-    argvs = [["-c", str(ini), *command] for command in commands]
-    proc = subprocess.run([sys.executable, "-c", _BATCH, json.dumps(argvs)], env=env, cwd=cwd,
-                          capture_output=True, text=True, timeout=180)
-    assert proc.returncode == 0 and "@@results@@" in proc.stdout, proc.stderr[-3000:]
-    results = json.loads(proc.stdout.rsplit("@@results@@", 1)[1])
-    for result in results:
-        assert result["code"] == 0, f"storeplatform {' '.join(result['argv'])} exited {result['code']}: {result['err']}"
-    return [result["out"].strip() for result in results]
+    outputs = []
+    for command in commands:
+        result = run_cli("-c", str(ini), *command, environ=env)
+        assert result.returncode == 0, f"storeplatform {' '.join(command)} exited {result.returncode}: {result.stderr}"
+        outputs.append(result.stdout.strip())
+    return outputs
 
 
 @dataclass
@@ -226,7 +208,7 @@ def prepare_site(ini, env, cwd, oauth=False):
     ]
     if oauth:
         commands.append(["consumer-key", "create", "admin", "--permissions", "read_write"])
-    out = _cli_batch(ini, env, cwd, commands)[5:]
+    out = _cli_batch(ini, env, commands)[5:]
     key = tuple(out[3].split()) if oauth else None
     if oauth:
         assert len(key) == 2 and key[0].startswith("ck_") and key[1].startswith("cs_"), out[3]
