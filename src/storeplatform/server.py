@@ -8,6 +8,7 @@ never change its scheme or client address from them: ``storeplatform.trusted_pro
 setting, ``storeplatform.client``) alone decides which proxy is believed, under either server. A
 server section naming the server's own proxy settings stops start-up with one line.
 """
+import os
 import sys
 
 # waitress: with none of these set and clear_untrusted_proxy_headers false it adds no proxy
@@ -77,8 +78,13 @@ def _metrics_across_workers(app, kw):
         return
     path = metrics.directory()
     if path is None:
-        _refuse("storeplatform.metrics is on and gunicorn serves with worker processes, each counting its own "
-                "requests: set storeplatform.metrics_dir to a directory they share (e.g. %(here)s/var/metrics)")
+        # One worker counts alone (as waitress's one process does); several would each count theirs.
+        workers = int(kw.get("workers") or os.environ.get("WEB_CONCURRENCY") or 1)
+        if workers > 1:
+            _refuse(f"storeplatform.metrics is on and gunicorn serves with {workers} worker processes, each "
+                    "counting its own requests: set storeplatform.metrics_dir to a directory they share "
+                    "(e.g. %(here)s/var/metrics)")
+        return
     metrics.clean_directory(path)
     theirs = kw.get("child_exit")
     if theirs is not None and not callable(theirs):

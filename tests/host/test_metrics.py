@@ -291,7 +291,7 @@ def test_gunicorn_refuses_metrics_without_a_shared_directory(database, tmp_path)
     assert proc.returncode == 1, (proc.returncode, proc.stderr)
     errors = [line for line in proc.stderr.splitlines() if "error" in line.lower()]
     assert len(errors) == 1 and errors[0].startswith("storeplatform: error: storeplatform.metrics is on and "
-                                                     "gunicorn serves with worker processes"), proc.stderr
+                                                     "gunicorn serves with 4 worker processes"), proc.stderr
     assert "storeplatform.metrics_dir" in errors[0] and "Traceback" not in proc.stderr
 
 
