@@ -21,18 +21,6 @@ from storeplatform.plugins import available_plugins
 from storeplatform.testing import Site, TestDatabase
 
 
-def pytest_collection_modifyitems(config, items):
-    """Served over HTTP (``STOREPLATFORM_TEST_SERVED``), the tests that set what only the
-    transport sets in-process are left out (marker ``in_process``): over a plain socket from
-    127.0.0.1 there is no TLS connection and no other client address to give them."""
-    if not os.environ.get("STOREPLATFORM_TEST_SERVED"):
-        return
-    kept = [item for item in items if item.get_closest_marker("in_process") is None]
-    if len(kept) != len(items):
-        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
-        items[:] = kept
-
-
 @pytest.fixture(scope="session")
 def database(tmp_path_factory):
     db = TestDatabase(tmp_path_factory.mktemp("db"))
@@ -45,15 +33,18 @@ def database(tmp_path_factory):
 
 
 @pytest.fixture
-def make_site(database, tmp_path):
+def make_site(database, tmp_path, request):
     """``make_site(plugins=(), **settings)``: a Site on the test database, with the plugin
     objects ``plugins`` registered beside the settings' ones; the database is empty at the
-    start of each test."""
+    start of each test. Served over HTTP (``STOREPLATFORM_TEST_SERVED``), the sites of the tests
+    that set what only the transport sets (marker ``in_process``) stay in-process: over a plain
+    socket from 127.0.0.1 there is no TLS connection and no other client address to give them."""
     sites = []
     cleaned = []
+    served = request.node.get_closest_marker("in_process") is None
 
     def factory(plugins=(), **settings):
-        site = Site(database.settings(**settings), plugins)
+        site = Site(database.settings(**settings), plugins, served=served)
         if not cleaned:
             database.clean(site.engine)
             cleaned.append(True)

@@ -342,9 +342,11 @@ class Site:
     ``plugins``: plugin objects registered beside those the settings name, without installing
     them (a test's own plugin). ``environ``: the ``STOREPLATFORM_*`` overrides the site sees
     (none by default: the test run's own server URLs must not replace the test database).
+    ``served``: False keeps the site in-process when the run serves the sites over HTTP
+    (``STOREPLATFORM_TEST_SERVED``), for the tests that set what only the transport sets.
     """
 
-    def __init__(self, settings, plugins=(), environ=None):
+    def __init__(self, settings, plugins=(), environ=None, served=True):
         from webtest import TestApp
 
         self.config = make_config(plugins=plugins, environ=environ or {}, **settings)
@@ -354,7 +356,7 @@ class Site:
         self.settings[CACHE_STRICT] = True
         self.hooks = self.registry["plugins"].hook
         self.wsgi = make_app(self.config)
-        self._served = served_by_environment(self.wsgi)
+        self._served = served_by_environment(self.wsgi) if served else None
         if self._served is None:
             self.app = TestApp(self.wsgi, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
         else:
