@@ -5,6 +5,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 
+from .db.counts import emit_count_triggers
 from .db.generations import emit_generation_triggers
 from .db.meta import Base
 
@@ -37,8 +38,9 @@ def upgrade(registry):
         try:
             with connection.begin():
                 command.upgrade(alembic_config(registry, connection), "heads")
-                # The generations the models declare, as triggers (after the tables they name).
+                # The generations and counts the models declare, as triggers (after the tables they name).
                 emit_generation_triggers(connection)
+                emit_count_triggers(connection)
                 if sqlite:
                     broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
                     if broken:

@@ -100,10 +100,14 @@ class Attendee(Base):
     __tablename__ = "evt_attendees"
     __table_args__ = (
         UniqueConstraint("order_item_id", "ticket_index", name="uq_evt_attendees_item_ticket"),
-        Index("ix_evt_attendees_event_created", "event_id", "created_at"),
+        # The list's default order (newest first, the id breaking ties), of all attendees and of
+        # one event's: a page is a walk of the index, from the nearer end.
+        Index("ix_evt_attendees_event_created_id", "event_id", "created_at", "id"),
         Index("ix_evt_attendees_event_status", "event_id", "status"),
         Index("ix_evt_attendees_event_checked_in", "event_id", "checked_in_at"),
-        Index("ix_evt_attendees_created", "created_at"),
+        Index("ix_evt_attendees_created_id", "created_at", "id"),
+        # Attendees per status and per event and status, kept by the database: the list's totals.
+        {"info": {"counts": (("status",), ("event_id", "status"))}},
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

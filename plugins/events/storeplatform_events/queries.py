@@ -10,6 +10,7 @@ from storeplatform.api import (
     Post,
     PostTerm,
     Term,
+    count_rows,
     id_in_range,
     is_digits,
     site_timezone,
@@ -65,35 +66,67 @@ def today(session):
 
 
 def event_list_stmt(session, v):
-    stmt = published_events()
+    """The events list's statement (published events with their details, filtered and sorted
+    as ``v`` asks)."""
+    return event_list(session, v)[0]
+
+
+def event_list(session, v, counted=False):
+    """(statement, keys, total) of the events list as ``v`` asks: ``keys`` the ids in the list's
+    order when every filter is on the post (no detail to join before the page: see
+    ``paginate``), else None; ``total`` (with ``counted``) the count the database keeps when
+    nothing filters the published events, else None (counted from the match)."""
+    on_post = [Post.post_type == EVENT_TYPE, Post.status == "publish"]
+    on_details = []
     if v.get("search"):
-        stmt = stmt.where(or_(ilike(Post.title, v["search"]), ilike(Post.content, v["search"]),
-                              ilike(Post.excerpt, v["search"])))
+        on_post.append(or_(ilike(Post.title, v["search"]), ilike(Post.content, v["search"]),
+                           ilike(Post.excerpt, v["search"])))
     if "status" in v:
-        stmt = stmt.where(EventDetails.event_status == v["status"])
+        on_details.append(EventDetails.event_status == v["status"])
     if v.get("category"):
-        stmt = stmt.where(category_condition(v["category"]))
+        on_post.append(category_condition(v["category"]))
     if "venue" in v:
-        stmt = stmt.where(EventDetails.venue_id == v["venue"])
+        on_details.append(EventDetails.venue_id == v["venue"])
     if "organizer" in v:
-        stmt = stmt.where(EventDetails.organizer_id == v["organizer"])
+        on_details.append(EventDetails.organizer_id == v["organizer"])
     if "start_after" in v:
-        stmt = stmt.where(EventDetails.start_date >= v["start_after"])
+        on_details.append(EventDetails.start_date >= v["start_after"])
     if "start_before" in v:
-        stmt = stmt.where(EventDetails.start_date <= v["start_before"])
+        on_details.append(EventDetails.start_date <= v["start_before"])
     if v.get("upcoming"):
-        stmt = stmt.where(EventDetails.start_date >= today(session))
+        on_details.append(EventDetails.start_date >= today(session))
     if "featured" in v:
-        stmt = stmt.where(EventDetails.featured == v["featured"])
+        on_details.append(EventDetails.featured == v["featured"])
     if v.get("include"):
-        stmt = stmt.where(Post.id.in_(v["include"]))
+        on_post.append(Post.id.in_(v["include"]))
     if v.get("exclude"):
-        stmt = stmt.where(Post.id.not_in(v["exclude"]))
+        on_post.append(Post.id.not_in(v["exclude"]))
     columns = {
         "date": [Post.created_at], "title": [Post.title], "modified": [Post.modified_at], "id": [],
         "meta_value": [EventDetails.start_date, EventDetails.start_time],
     }[v["orderby"]] + [Post.id]
-    return stmt.order_by(*[c.desc() if v["order"] == "DESC" else c.asc() for c in columns])
+
+    def ordered(columns):
+        return [c.desc() if v["order"] == "DESC" else c.asc() for c in columns]
+
+    stmt = (select(Post, EventDetails).join(EventDetails, EventDetails.post_id == Post.id)
+            .where(*on_post, *on_details).order_by(*ordered(columns)))
+    # Every event post has its details row (made in the transaction that makes the post): the
+    # posts alone are the list when nothing filters or sorts on the details.
+    alone = not on_details and v["orderby"] != "meta_value"
+    keys = None
+    if alone and v.get("search"):
+        # The matches first, then their order (OFFSET 0 keeps the planner from walking the
+        # list's order and testing every post until a page of matches is found): a search
+        # costs its matches, which the trigram indexes find on PostgreSQL.
+        matched = select(*{c.key: c for c in columns}.values()).where(*on_post).offset(0).subquery("matched")
+        keys = select(matched.c.id).order_by(*ordered([matched.c[c.key] for c in columns]))
+    elif alone:
+        keys = select(Post.id).where(*on_post).order_by(*ordered(columns))
+    total = None
+    if counted and alone and len(on_post) == 2:
+        total = count_rows(session, Post, post_type=EVENT_TYPE, status="publish")
+    return stmt, keys, total
 
 
 def place_list_stmt(kind, v):
@@ -111,12 +144,24 @@ def place_list_stmt(kind, v):
     return stmt.order_by(*[c.desc() if v["order"] == "DESC" else c.asc() for c in columns])
 
 
+def place_total(session, kind, v):
+    """The total of a venue or organizer list the database keeps (published posts of the
+    kind), when nothing filters it; else None (counted from the match)."""
+    if v.get("search") or v.get("city") or v.get("country"):
+        return None
+    return count_rows(session, Post, post_type=kind.post_type, status="publish")
+
+
 def event_counts(session, column, ids):
-    """Published events per venue or organizer id, one query."""
+    """Published events per venue or organizer id, one query: the events of those places (an
+    index) with each one's status looked up by its id, so that it costs those events whatever
+    the size of the site (a join let the planner hash every post once the places had a thousand
+    events between them)."""
     if not ids:
         return {}
-    stmt = (select(column, func.count()).select_from(EventDetails).join(Post, Post.id == EventDetails.post_id)
-            .where(Post.status == "publish", column.in_(sorted(ids))).group_by(column))
+    status = select(Post.status).where(Post.id == EventDetails.post_id).scalar_subquery()
+    stmt = (select(column, func.count()).select_from(EventDetails)
+            .where(column.in_(sorted(ids)), status == "publish").group_by(column))
     return dict(session.execute(stmt).all())
 
 

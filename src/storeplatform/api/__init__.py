@@ -34,6 +34,7 @@ from ..auth import Identity, require, user_can
 from ..cache import cached
 from ..cli import CliError, Parser
 from ..db import Base, get_by_id, get_or_404, hooks_of
+from ..db.counts import count_rows
 from ..db.types import Money, UTCDateTime, utcnow
 from ..errors import (BAD_REQUEST, FORBIDDEN, INTERNAL_ERROR, INVALID_JSON, INVALID_PARAM, NO_ROUTE, NOT_LOGGED_IN,
                       ErrorCode, InvalidParams, RestError)
@@ -74,7 +75,7 @@ __all__ = [
     # auth
     "Identity", "require", "user_can",
     # database
-    "Base", "UTCDateTime", "Money", "utcnow", "get_by_id", "get_or_404",
+    "Base", "UTCDateTime", "Money", "utcnow", "get_by_id", "get_or_404", "count_rows",
     # store models and services
     "User", "Post", "Term", "PostTerm", "Product", "Order", "OrderItem",
     "POST_STATUSES", "slugify", "unique_slug", "trash_post", "delete_post", "set_post_terms", "local_datetime",

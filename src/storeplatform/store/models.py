@@ -1,7 +1,8 @@
 """Tables of the store core: users and credentials, options, content, products, orders."""
-from sqlalchemy import JSON, Boolean, false, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Boolean, false, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from ..db import counts  # noqa: F401  (list_counts, on the shared metadata)
 from ..db.meta import Base
 from ..db.types import Money, UTCDateTime, utcnow
 
@@ -96,8 +97,19 @@ class Post(Base):
 
     __tablename__ = "posts"
     __table_args__ = (
-        Index("ix_posts_type_status_created", "post_type", "status", "created_at"),
-        Index("ix_posts_type_slug", "post_type", "slug"), {"info": {"generation": "content"}})
+        # A list of a type and status in each of its orders is a walk of one of these (the id
+        # is every list's tie-break): a page reads a page of it, from the nearer end (#30).
+        Index("ix_posts_type_status_created_id", "post_type", "status", "created_at", "id"),
+        Index("ix_posts_type_status_modified_id", "post_type", "status", "modified_at", "id"),
+        Index("ix_posts_type_status_id", "post_type", "status", "id"),
+        Index("ix_posts_type_slug", "post_type", "slug"),
+        # Case-insensitive substring search: trigram indexes on PostgreSQL; SQLite has none (an
+        # empty partial index there, so that both backends have what the models declare).
+        *(Index(f"ix_posts_{column}_trgm", column, postgresql_using="gin",
+                postgresql_ops={column: "gin_trgm_ops"}, sqlite_where=text("0"))
+          for column in ("title", "content", "excerpt")),
+        # Posts per type and status, kept by the database (db/counts.py): a list's total is a lookup.
+        {"info": {"generation": "content", "counts": (("post_type", "status"),)}})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     post_type: Mapped[str] = mapped_column(String(40))
@@ -156,7 +168,8 @@ class Product(Base):
 
 class Order(Base):
     __tablename__ = "orders"
-    __table_args__ = (Index("ix_orders_status_id", "status", "id"), {"info": {"generation": "store"}})
+    __table_args__ = (Index("ix_orders_status_id", "status", "id"),
+                      {"info": {"generation": "store", "counts": (("status",),)}})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     status: Mapped[str] = mapped_column(String(20), default="pending")

@@ -4,7 +4,7 @@ Every answer is made from ``AttendeeRecord``s read as plain rows (the one shape 
 takes and hooks are given); only the update loads the ORM's ``Attendee``, to write it."""
 from sqlalchemy import or_, select
 
-from storeplatform.api import Post, Service, paginate, site_timezone, utcnow
+from storeplatform.api import Post, Service, count_rows, paginate, site_timezone, utcnow
 
 from .. import actions, queries, schemas
 from ..errors import ATTENDEE_INVALID_CODE, ATTENDEE_INVALID_ID
@@ -25,26 +25,44 @@ def attendee_rows(model=None):
 
 
 def list_stmt(v):
-    stmt = attendee_rows()
+    """The attendee list's statement as ``v`` asks (filters, order)."""
+    return list_query(v)[0]
+
+
+def list_query(v):
+    """(statement, keys): the list's rows with their event's title, and their ids alone in the
+    same order (the offset is walked on an attendees index, the titles joined to the page only)."""
+    conditions = []
     if v.get("search"):
         s = v["search"]
-        stmt = stmt.where(or_(queries.ilike(Attendee.first_name, s), queries.ilike(Attendee.last_name, s),
+        conditions.append(or_(queries.ilike(Attendee.first_name, s), queries.ilike(Attendee.last_name, s),
                               queries.ilike(Attendee.email, s), queries.ilike(Attendee.ticket_code, s)))
     if "event" in v:
-        stmt = stmt.where(Attendee.event_id == v["event"])
+        conditions.append(Attendee.event_id == v["event"])
     if "order_id" in v:
-        stmt = stmt.where(Attendee.order_id == v["order_id"])
+        conditions.append(Attendee.order_id == v["order_id"])
     if "status" in v:
-        stmt = stmt.where(Attendee.status == v["status"])
+        conditions.append(Attendee.status == v["status"])
     column = getattr(Attendee, v["orderby"])
-    columns = [column, Attendee.id]
-    return stmt.order_by(*[c.desc() if v["order"] == "DESC" else c.asc() for c in columns])
+    order = [c.desc() if v["order"] == "DESC" else c.asc() for c in (column, Attendee.id)]
+    return (attendee_rows().where(*conditions).order_by(*order),
+            select(Attendee.id).where(*conditions).order_by(*order))
 
 
-def page_json(request, stmt):
+def list_total(session, v):
+    """The list's total as the database keeps it (per status, per event and status), when no
+    other filter applies; else None (counted from the match)."""
+    if v.get("search") or "order_id" in v:
+        return None
+    keys = {name: v[given] for name, given in (("event_id", "event"), ("status", "status")) if given in v}
+    return count_rows(session, Attendee, **keys)
+
+
+def page_json(request, stmt, total=None, keys=None):
     """The attendee objects of the requested page of ``stmt`` (a ``list_stmt``)."""
     tz = site_timezone(request.db)
-    return [attendee_json(request, AttendeeRecord.of_row(row), row[-1], tz) for row in paginate(request, stmt)]
+    return [attendee_json(request, AttendeeRecord.of_row(row), row[-1], tz)
+            for row in paginate(request, stmt, total=total, keys=keys)]
 
 
 def read(request, condition, not_found, model=None):
@@ -56,7 +74,9 @@ def read(request, condition, not_found, model=None):
 
 @attendees.get(permission="manage_shop", query=schemas.AttendeeListQuery())
 def list_attendees(request):
-    return page_json(request, list_stmt(request.validated))
+    v = request.validated
+    stmt, keys = list_query(v)
+    return page_json(request, stmt, total=list_total(request.db, v), keys=keys)
 
 
 @attendee.get(permission="manage_shop")

@@ -93,10 +93,11 @@ def list_items(request, kind, place_json=None):
     v = request.validated
     tz = site_timezone(request.db)
     if kind is EVENT:
-        rows = paginate(request, queries.event_list_stmt(request.db, v))
+        stmt, keys, total = queries.event_list(request.db, v, counted=True)
+        rows = paginate(request, stmt, total=total, keys=keys)
         embed = embeds(request, rows, tz) if v["_embed"] else None
         return [event_json(request, post, details, tz, embed) for post, details in rows]
-    rows = paginate(request, queries.place_list_stmt(kind, v))
+    rows = paginate(request, queries.place_list_stmt(kind, v), total=queries.place_total(request.db, kind, v))
     counts = queries.event_counts(request.db, COUNT_COLUMNS[kind], [post.id for post, _ in rows])
     serializer = place_json or (venue_json if kind is VENUE else organizer_json)
     return [serializer(request, post, details, tz, counts.get(post.id, 0)) for post, details in rows]

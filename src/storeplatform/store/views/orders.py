@@ -3,6 +3,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from ...db import get_by_id, get_or_404
+from ...db.counts import count_rows
 from ...rest import Service, json_body, paginate
 from .. import schemas
 from ..errors import ORDER_IN_USE, ORDER_INVALID_ID
@@ -40,10 +41,13 @@ def order_json(request, item):
 @orders.get(permission="manage_shop", query=schemas.OrderListQuery(), cache="public")
 def list_orders(request):
     v = request.validated
-    stmt = select(Order).order_by(Order.id.desc())
-    if "status" in v:
-        stmt = stmt.where(Order.status == v["status"])
-    return [order_json(request, o) for o in paginate(request, stmt)]
+    conditions = [Order.status == v["status"]] if "status" in v else []
+    stmt = select(Order).where(*conditions).order_by(Order.id.desc())
+    # The total is the count per status the database keeps; the page's offset is walked on the
+    # ids (an index), and only the page's orders are read.
+    total = count_rows(request.db, Order, **({"status": v["status"]} if "status" in v else {}))
+    keys = select(Order.id).where(*conditions).order_by(Order.id.desc())
+    return [order_json(request, o) for o in paginate(request, stmt, total=total, keys=keys)]
 
 
 def order_references(request):
