@@ -14,7 +14,7 @@ def test_log_in_see_the_dashboard_and_log_out(make_site, browse):
     assert page.url == browser.url("/admin/notes")
     browser.goto("/admin/")
     assert page.inner_text("h1") == "Dashboard"
-    assert page.inner_text(".cards").split("\n") == ["Notes", "Vault", "Settings"]
+    assert page.inner_text(".cards").split("\n") == ["Notes", "Vault", "Users", "Settings", "Your profile"]
     browser.screenshot("dashboard")
     page.click(".menu summary")
     assert page.is_visible(".menu nav >> text=Vault")
