@@ -1,4 +1,5 @@
 """Fixtures shared by every test: one fresh database per test run, emptied between tests."""
+import gc
 import os
 import sys
 from pathlib import Path
@@ -19,6 +20,18 @@ os.environ["PYTHONPATH"] = os.pathsep.join([str(TEST_PLUGINS), *_others])
 
 from storeplatform.plugins import available_plugins
 from storeplatform.testing import Site, TestDatabase
+
+
+def pytest_collection_finish(session):
+    """The garbage collector of a test process: what is loaded by now (the modules, the tests)
+    lives to the end, so it leaves the collector's count (``gc.freeze``), and the youngest
+    generation is collected every 10,000 allocations instead of 700. Each test builds a site
+    (a Pyramid configuration: some 10^5 objects, many in cycles), which at the default made the
+    collector run over the whole heap again and again: measured on tests/events/test_lists.py and
+    tests/pricecalc/test_configuration.py, 26 s of CPU before, 18 s after, 17 MB more memory."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 10)
 
 
 @pytest.fixture(scope="session")
