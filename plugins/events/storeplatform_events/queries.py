@@ -3,7 +3,7 @@ number of queries whatever the page size; the page itself is the host's ``pagina
 one lookup that answers a catalogue 404."""
 from datetime import datetime
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, literal, or_, select
 from sqlalchemy.orm import lazyload
 
 from storeplatform.api import (
@@ -32,6 +32,14 @@ def like_pattern(text):
 
 def ilike(column, text):
     return column.ilike(like_pattern(text), escape="\\")
+
+
+def constant(value):
+    """``value`` written into the statement rather than sent as a parameter: a value of the code
+    (a post type, a status), which the database's plan of a prepared statement must know (with
+    ``status = $2`` unknown, PostgreSQL's generic plan of a search intersected the matches with
+    every post of the type: a scan of the whole index at each search)."""
+    return literal(value, literal_execute=True)
 
 
 def first_or_404(session, stmt, not_found):
@@ -76,7 +84,7 @@ def event_list(session, v, counted=False):
     order when every filter is on the post (no detail to join before the page: see
     ``paginate``), else None; ``total`` (with ``counted``) the count the database keeps when
     nothing filters the published events, else None (counted from the match)."""
-    on_post = [Post.post_type == EVENT_TYPE, Post.status == "publish"]
+    on_post = [Post.post_type == constant(EVENT_TYPE), Post.status == constant("publish")]
     on_details = []
     if v.get("search"):
         on_post.append(or_(ilike(Post.title, v["search"]), ilike(Post.content, v["search"]),
@@ -124,7 +132,7 @@ def event_list(session, v, counted=False):
     elif alone:
         keys = select(Post.id).where(*on_post).order_by(*ordered(columns))
     total = None
-    if counted and alone and len(on_post) == 2:
+    if counted and not on_details and len(on_post) == 2:
         total = count_rows(session, Post, post_type=EVENT_TYPE, status="publish")
     return stmt, keys, total
 
@@ -132,7 +140,8 @@ def event_list(session, v, counted=False):
 def place_list_stmt(kind, v):
     model = kind.model
     stmt = (select(Post, model).join(model, model.post_id == Post.id)
-            .where(Post.post_type == kind.post_type, Post.status == "publish").options(lazyload(Post.terms)))
+            .where(Post.post_type == constant(kind.post_type), Post.status == constant("publish"))
+            .options(lazyload(Post.terms)))
     if v.get("search"):
         extra = model.address if model is VenueDetails else model.email
         stmt = stmt.where(or_(ilike(Post.title, v["search"]), ilike(extra, v["search"])))

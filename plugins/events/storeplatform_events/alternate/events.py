@@ -10,7 +10,7 @@ from . import renames, schemas
 from .items import item_services
 from .serialize import event_json, events_json, place_names, registrations
 
-# The variant's list parameters under the names of queries.event_list_stmt.
+# The variant's list parameters under the names of queries.event_list.
 LIST_PARAMETERS = renames.Renames({"start_after": "after", "start_before": "before"})
 
 
@@ -36,10 +36,10 @@ def list_events(request):
     wanted = {"orderby": "meta_value", "order": "ASC", **LIST_PARAMETERS.to_standard(given)}
     if "category" in v:
         wanted["category"] = str(v["category"])
-    stmt = queries.event_list_stmt(request.db, wanted)
+    stmt, _, total = queries.event_list(request.db, wanted, counted="type" not in v)
     if "type" in v:
         stmt = stmt.where(EventDetails.event_type == v["type"])
-    rows = paginate(request, stmt)
+    rows = paginate(request, stmt, total=total)
     return events_json(request, rows, site_timezone(request.db))
 
 

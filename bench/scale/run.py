@@ -1,0 +1,478 @@
+"""The scale bench (issue #30): do the lists cost the same on a site ten times bigger?
+
+    .venv/bin/python bench/scale/run.py [--scale 10000 100000] [--samples 30] [--reseed]
+
+Builds two sites on the local PostgreSQL from one template and serves them side by side, each
+with config/production.ini's app section and one gunicorn sync worker:
+
+1. The template (database ``storeplatform_scale_template``, kept between runs) is seeded the
+   way a site owner makes one: users, application passwords, options and categories through the
+   CLI; venues, organizers, events (drafts and trashed ones among them; one in a hundred
+   mentions a "quokka"), a ticket product per event and paid orders of five tickets through the
+   public REST API; then some orders are cancelled and a tenth of the tickets checked in, through
+   the API too.
+2. Each site is a copy of the template (``CREATE DATABASE ... TEMPLATE``) multiplied in SQL: copy
+   ``c`` of every post (events, venues, organizers, with their details and categories),
+   product, order, order line and attendee, ids shifted by a stride per copy, slugs, SKUs, order
+   keys and ticket codes made unique, every reference (event -> venue/organizer, product ->
+   event, line -> order/product, attendee -> event/order/line) pointing inside the copy, dates
+   and times 400 days earlier per copy (so the month and upcoming views see the very same events
+   on both sites, and the newest events are the template's); the sequences are moved past the
+   new ids, ``storeplatform migrate`` runs (it fills what the migrations derive), and ``VACUUM
+   ANALYZE`` gives the planner statistics and the visibility map autovacuum gives a live site.
+   With the default template (1,000 events) the two sites are 10,000 events / 100,000
+   attendees / 20,000 orders and 100,000 / 1,000,000 / 200,000.
+3. Every route is measured with one client, sequential requests, alternating the sites request
+   by request (the order of the two flips each round), each measured request preceded by a
+   write through the API (an event's title and an order's billing: ``content`` and ``store``
+   move on, so the request is the first after a content write, as on a site with editors). It
+   prints p50, p95 and the growth (100k p50 / 10k p50) of each route, and the resident memory of
+   each site's worker after the run.
+
+The site databases are ``storeplatform_scale_<events>`` (kept; ``--reseed`` builds the template
+and the sites anew; ``--rebuild`` only the sites).
+"""
+import argparse
+import base64
+import contextlib
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(HERE.parent / "http"))
+
+from run import PG, REDIS, Client, cli, free_port, log, parallel, write_ini  # noqa: E402
+
+TEMPLATE_DB = "storeplatform_scale_template"
+STATE = ROOT / "var" / "bench-scale"
+SEED_VERSION = 2
+# Published events of the template; drafts and trashed ones come on top (one in 50 and one in 100 more).
+N_EVENTS, N_VENUES, N_ORGANIZERS, N_CATEGORIES = 1000, 50, 10, 20
+N_DRAFTS, N_TRASHED = 20, 10
+ORDERS_PER_EVENT, TICKETS_PER_ORDER = 2, 5
+SPAN_DAYS = 400  # the template's events start within 400 days (from 30 days ago); a copy is 400 days earlier
+SEARCH_WORD = "quokka"
+
+
+def admin_engine():
+    import sqlalchemy as sa
+
+    return sa.create_engine(f"{PG}/postgres", isolation_level="AUTOCOMMIT")
+
+
+def database_exists(name):
+    import sqlalchemy as sa
+
+    engine = admin_engine()
+    with engine.connect() as c:
+        found = c.execute(sa.text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name}).first()
+    engine.dispose()
+    return found is not None
+
+
+def recreate_database(name, template=None):
+    import sqlalchemy as sa
+
+    engine = admin_engine()
+    with engine.connect() as c:
+        c.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        c.execute(sa.text(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else "")))
+    engine.dispose()
+
+
+def app_lines(database, secret):
+    import configparser
+
+    production = configparser.RawConfigParser()
+    production.read(ROOT / "config" / "production.ini")
+    app = dict(production["app:main"])
+    app.update({"sqlalchemy.url": f"{PG}/{database}", "huey.url": REDIS, "huey.name": database,
+                "storeplatform.secret": secret})
+    return app
+
+
+@contextlib.contextmanager
+def served(ini, port):
+    """``pserve ini`` on ``port`` until the block ends (run.py's, with this process's PYTHONPATH:
+    ``--code``); waits until it answers."""
+    logfile = open(Path(ini).with_suffix(".log"), "w")
+    proc = subprocess.Popen([str(Path(sys.executable).parent / "pserve"), str(ini), f"http_port={port}"],
+                            stdout=logfile, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                raise SystemExit(f"{ini} did not start:\n{Path(logfile.name).read_text()[-2000:]}")
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+            if time.monotonic() > deadline:
+                raise SystemExit(f"{ini} did not listen on {port}")
+            time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}", proc
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+        logfile.close()
+
+
+def use_code(checkout):
+    """Run every command and server on the code of ``checkout`` (a tree of this repository: its
+    ``src`` and plugins first on the path, before the editable installs): the code before a change."""
+    root = Path(checkout).resolve()
+    paths = [root / "src"] + sorted(p for p in (root / "plugins").iterdir() if p.is_dir())
+    os.environ["PYTHONPATH"] = os.pathsep.join([*map(str, paths), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+
+
+# --- the template, through the CLI and the REST API -----------------------------------------------
+
+def seed_template(work, secret):
+    ini = work / "template.ini"
+    write_ini(ini, app_lines(TEMPLATE_DB, secret), workers=2)
+    recreate_database(TEMPLATE_DB)
+    cli(ini, "migrate")
+    state = {"secret": secret}
+    for login, role in (("admin", "administrator"), ("manager", "shop_manager")):
+        cli(ini, "user", "create", login, "--role", role, "--email", f"{login}@example.com")
+        state[login] = cli(ini, "user", "app-password", login, "--name", "bench")
+    cli(ini, "option", "set", "invoicing.rest_api_enabled", "true")
+    # Documents only on demand: a PDF per order is not what this bench is about (one is made below).
+    cli(ini, "option", "set", "invoicing.auto_statuses", "")
+    parallel(lambda n: cli(ini, "events", "category", "create", f"Category {n}", "--color", f"#{n * 9:06x}"),
+             range(1, N_CATEGORIES + 1), threads=2)
+    with served(ini, free_port()) as (base, _):
+        seed_rest(base, state)
+    return state
+
+
+def seed_rest(base, state):
+    import datetime as dt
+
+    admin = Client(base, ("admin", state["admin"]))
+    manager = Client(base, ("manager", state["manager"]))
+    started = time.monotonic()
+    categories = [c["id"] for c in admin.call("GET", "/events/v1/calendar/categories").json()["categories"]]
+    venues = parallel(lambda n: admin.call("POST", "/events/v1/venues", {
+        "name": f"Venue {n}", "address": f"{n} Ring Street", "city": f"City {n % 20}", "country": "AT",
+        "postal": "1010", "capacity": 500}).json()["id"], range(N_VENUES))
+    organizers = parallel(lambda n: admin.call("POST", "/events/v1/organizers", {
+        "name": f"Organizer {n}", "email": f"o{n}@example.com"}).json()["id"], range(N_ORGANIZERS))
+    first = dt.date.today() - dt.timedelta(days=30)
+
+    def event(n):
+        day = (first + dt.timedelta(days=n * SPAN_DAYS // N_EVENTS % SPAN_DAYS)).isoformat()
+        words = f" A {SEARCH_WORD} will be there." if n % 100 == 7 else ""
+        status = "draft" if N_EVENTS <= n < N_EVENTS + N_DRAFTS else "publish"
+        return admin.call("POST", "/events/v1/events", {
+            "title": f"Event {n}", "content": f"<p>Event {n}: an evening to remember.{words}</p>",
+            "excerpt": "An evening.", "status": status, "start_date": day, "start_time": f"{10 + n % 10:02d}:00",
+            "end_date": day, "end_time": "23:00", "venue_id": venues[n % len(venues)],
+            "organizer_id": organizers[n % len(organizers)], "categories": [categories[n % len(categories)]],
+            "capacity": 100, "featured": n % 10 == 0, "event_status": "cancelled" if n % 40 == 9 else "scheduled",
+        }).json()["id"]
+
+    made = parallel(event, range(N_EVENTS + N_DRAFTS + N_TRASHED))
+    for event_id in made[N_EVENTS + N_DRAFTS:]:
+        admin.call("DELETE", f"/events/v1/events/{event_id}")  # in the trash
+    events = made[:N_EVENTS]
+    log(f"  template: {len(venues)} venues, {len(organizers)} organizers, {len(events)} events "
+        f"({time.monotonic() - started:.0f} s)")
+    products = parallel(lambda e: admin.call("POST", "/store/v1/products", {
+        "name": f"Ticket {e}", "regular_price": "25.00", "meta": {"event_id": e}}).json()["id"], events)
+
+    def order(n):
+        product = products[n % len(products)]
+        return admin.call("POST", "/store/v1/orders", {
+            "status": "processing", "billing": billing(n),
+            "line_items": [{"product_id": product, "quantity": TICKETS_PER_ORDER}]}).json()["id"]
+
+    orders = parallel(order, range(len(events) * ORDERS_PER_EVENT))
+    log(f"  template: {len(orders)} orders ({time.monotonic() - started:.0f} s)")
+    for n, order_id in enumerate(orders):
+        if n % 50 == 11:
+            admin.call("PUT", f"/store/v1/orders/{order_id}", {"status": "cancelled"})
+        elif n % 20 == 4:
+            admin.call("PUT", f"/store/v1/orders/{order_id}", {"status": "completed"})
+    codes = []
+    for page in range(1, 1 + len(orders) * TICKETS_PER_ORDER // 1000):
+        codes += [a["ticket_code"] for a in manager.call("GET", "/events/v1/attendees", per_page=100, page=page,
+                                                         status="active").json()]
+    parallel(lambda code: manager.call("POST", "/events/v1/checkin", {"ticket_code": code}), codes)
+    document_order = orders[0]
+    admin.call("POST", f"/invoicing/v1/documents/{document_order}/regenerate", {})
+    log(f"  template: {len(codes)} check-ins, done in {time.monotonic() - started:.0f} s")
+    state.update(event=events[0], order=orders[-1], document_order=document_order, seed_version=SEED_VERSION)
+
+
+def billing(n):
+    return {"first_name": "Anna", "last_name": f"Nowak {n}", "address_1": "Ring Street 1", "city": "Vienna",
+            "postcode": "1010", "country": "AT", "email": f"anna{n}@example.com"}
+
+
+# --- a site: the template multiplied in SQL ---------------------------------------------------------
+
+MULTIPLY = """
+-- copy c (1 .. copies - 1) of every row of the template, ids shifted by c * stride
+CREATE TEMP TABLE copies AS SELECT generate_series(1, {copies} - 1) AS c;
+CREATE TEMP TABLE strides AS SELECT
+  (SELECT max(id) FROM posts) AS p, (SELECT max(id) FROM products) AS pr, (SELECT max(id) FROM orders) AS o,
+  (SELECT max(id) FROM order_items) AS oi, (SELECT max(id) FROM evt_attendees) AS a;
+INSERT INTO posts (id, post_type, title, slug, content, excerpt, author_id, status, trashed_status, created_at,
+                   modified_at)
+  SELECT x.id + c * s.p, x.post_type, x.title, x.slug || '-' || c, x.content, x.excerpt, x.author_id, x.status,
+         x.trashed_status, x.created_at - c * interval '400 days', x.modified_at - c * interval '400 days'
+  FROM posts x, copies, strides s;
+INSERT INTO evt_venues (post_id, address, city, state, country, postal, capacity, phone, email, website)
+  SELECT x.post_id + c * s.p, x.address, x.city, x.state, x.country, x.postal, x.capacity, x.phone, x.email,
+         x.website FROM evt_venues x, copies, strides s;
+INSERT INTO evt_organizers (post_id, phone, email, website, facebook, twitter, linkedin)
+  SELECT x.post_id + c * s.p, x.phone, x.email, x.website, x.facebook, x.twitter, x.linkedin
+  FROM evt_organizers x, copies, strides s;
+INSERT INTO evt_events (post_id, start_date, start_time, end_date, end_time, timezone, all_day, venue_id,
+                        organizer_id, capacity, event_status, event_type, virtual_url, featured, featured_image)
+  SELECT x.post_id + c * s.p, x.start_date - c * 400, x.start_time, x.end_date - c * 400, x.end_time, x.timezone,
+         x.all_day, x.venue_id + c * s.p, x.organizer_id + c * s.p, x.capacity, x.event_status, x.event_type,
+         x.virtual_url, x.featured, x.featured_image FROM evt_events x, copies, strides s;
+INSERT INTO post_terms (post_id, term_id) SELECT x.post_id + c * s.p, x.term_id FROM post_terms x, copies, strides s;
+INSERT INTO products (id, name, sku, type, status, parent_id, regular_price, sale_price, sale_from, sale_to, meta,
+                      created_at, modified_at)
+  SELECT x.id + c * s.pr, x.name, x.sku || '-' || c, x.type, x.status, x.parent_id + c * s.pr, x.regular_price,
+         x.sale_price, x.sale_from, x.sale_to,
+         CASE WHEN jsonb_exists(x.meta::jsonb, 'event_id')
+              THEN jsonb_set(x.meta::jsonb, '{event_id}', to_jsonb((x.meta->>'event_id')::int + c * s.p))::json
+              ELSE x.meta END,
+         x.created_at - c * interval '400 days', x.modified_at - c * interval '400 days'
+  FROM products x, copies, strides s;
+INSERT INTO orders (id, status, order_key, currency, billing, customer_id, total, created_at, modified_at)
+  SELECT x.id + c * s.o, x.status, x.order_key || '-' || c, x.currency, x.billing, x.customer_id, x.total,
+         x.created_at - c * interval '400 days', x.modified_at - c * interval '400 days'
+  FROM orders x, copies, strides s;
+INSERT INTO order_items (id, order_id, product_id, name, quantity, unit_price, total)
+  SELECT x.id + c * s.oi, x.order_id + c * s.o, x.product_id + c * s.pr, x.name, x.quantity, x.unit_price, x.total
+  FROM order_items x, copies, strides s;
+INSERT INTO evt_attendees (id, event_id, order_id, order_item_id, ticket_index, user_id, first_name, last_name,
+                           email, phone, ticket_code, status, cancelled_by_order, checked_in_at, checked_out_at,
+                           custom_fields, created_at, modified_at)
+  SELECT x.id + c * s.a, x.event_id + c * s.p, x.order_id + c * s.o, x.order_item_id + c * s.oi, x.ticket_index,
+         x.user_id, x.first_name, x.last_name, x.email, x.phone, x.ticket_code || 'C' || c, x.status,
+         x.cancelled_by_order, x.checked_in_at - c * interval '400 days', x.checked_out_at - c * interval '400 days',
+         x.custom_fields, x.created_at - c * interval '400 days', x.modified_at - c * interval '400 days'
+  FROM evt_attendees x, copies, strides s;
+SELECT setval(pg_get_serial_sequence('posts', 'id'), (SELECT max(id) FROM posts) + 1, false);
+SELECT setval(pg_get_serial_sequence('products', 'id'), (SELECT max(id) FROM products) + 1, false);
+SELECT setval(pg_get_serial_sequence('orders', 'id'), (SELECT max(id) FROM orders) + 1, false);
+SELECT setval(pg_get_serial_sequence('order_items', 'id'), (SELECT max(id) FROM order_items) + 1, false);
+SELECT setval(pg_get_serial_sequence('evt_attendees', 'id'), (SELECT max(id) FROM evt_attendees) + 1, false);
+"""
+
+
+def build_site(name, copies, state, work):
+    import sqlalchemy as sa
+
+    started = time.monotonic()
+    recreate_database(name, template=TEMPLATE_DB)
+    engine = sa.create_engine(f"{PG}/{name}")
+    with engine.begin() as c:
+        for statement in (s.strip() for s in MULTIPLY.split(";\n")):
+            lines = [line for line in statement.splitlines() if not line.startswith("--")]
+            if lines:
+                c.execute(sa.text("\n".join(lines).replace("{copies}", str(int(copies)))))
+        counts = {t: c.execute(sa.text(f"SELECT count(*) FROM {t}")).scalar()
+                  for t in ("posts", "evt_events", "evt_attendees", "orders", "products")}
+    engine.dispose()
+    ini = work / f"{name}.ini"
+    write_ini(ini, app_lines(name, state["secret"]), workers=1)
+    cli(ini, "migrate")
+    vacuum(name)
+    log(f"  {name}: {counts} in {time.monotonic() - started:.0f} s")
+
+
+def vacuum(name):
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(f"{PG}/{name}", isolation_level="AUTOCOMMIT")
+    with engine.connect() as c:
+        c.execute(sa.text("VACUUM ANALYZE"))
+    engine.dispose()
+
+
+# --- the routes -------------------------------------------------------------------------------------
+
+class Site:
+    def __init__(self, label, name, base, state):
+        import sqlalchemy as sa
+
+        self.label, self.name, self.base = label, name, base
+        self.admin = ("admin", state["admin"])
+        self.manager = ("manager", state["manager"])
+        self.http = requests.Session()
+        engine = sa.create_engine(f"{PG}/{name}")
+        with engine.connect() as c:
+            self.codes = list(c.execute(sa.text(
+                "SELECT ticket_code FROM evt_attendees WHERE status = 'active' AND event_id = :e ORDER BY id DESC"
+                " LIMIT 1"), {"e": state["event"]}).scalars())
+            self.fresh = list(c.execute(sa.text(
+                "SELECT ticket_code FROM evt_attendees WHERE status = 'active' ORDER BY id LIMIT 2000")).scalars())
+        engine.dispose()
+        self.event, self.order, self.document_order = state["event"], state["order"], state["document_order"]
+        self.writes = 0
+        total = int(self.request("GET", "/api/events/v1/events?per_page=100").headers["X-Total"])
+        self.last_page = (total + 99) // 100
+
+    def request(self, method, path, auth=None, body=None):
+        res = self.http.request(method, self.base + path, auth=auth, json=body, timeout=120)
+        if not 200 <= res.status_code < 300:
+            raise SystemExit(f"{self.label} {method} {path}: {res.status_code} {res.text[:300]}")
+        return res
+
+    def write(self):
+        """A content write and a store write, through the API (what an editor and a sale do)."""
+        self.writes += 1
+        self.request("PUT", f"/api/events/v1/events/{self.event}", self.admin, {"title": f"Event 0 ({self.writes})"})
+        self.request("PUT", f"/api/store/v1/orders/{self.order}", self.admin, {"billing": billing(self.writes)})
+
+
+def routes():
+    """(label, method, path(site), auth(site), body(site))."""
+    today = time.localtime()
+    events = "/api/events/v1/events?per_page=100"
+    return [
+        ("GET events/v1/events?per_page=100 (anonymous)", "GET", lambda s: events, None, None),
+        ("the same as an administrator", "GET", lambda s: events, lambda s: s.admin, None),
+        ("?page=100 (the same offset on both)", "GET", lambda s: events + "&page=100", None, None),
+        ("the last page", "GET", lambda s: events + f"&page={s.last_page}", None, None),
+        (f"?search={SEARCH_WORD} (1 % of events)", "GET", lambda s: events + f"&search={SEARCH_WORD}", None, None),
+        ("?per_page=100&_embed=1", "GET", lambda s: events + "&_embed=1", None, None),
+        ("GET events/v1/attendees?per_page=100", "GET", lambda s: "/api/events/v1/attendees?per_page=100",
+         lambda s: s.manager, None),
+        ("GET store/v1/orders?per_page=100", "GET", lambda s: "/api/store/v1/orders?per_page=100",
+         lambda s: s.manager, None),
+        ("event by id", "GET", lambda s: f"/api/events/v1/events/{s.event}", None, None),
+        ("attendee by code", "GET", lambda s: f"/api/events/v1/attendees/code/{s.codes[0]}", lambda s: s.manager,
+         None),
+        ("check-in (a fresh ticket)", "POST", lambda s: "/api/events/v1/checkin", lambda s: s.manager,
+         lambda s: {"ticket_code": s.fresh.pop()}),
+        ("check-in stats", "GET", lambda s: f"/api/events/v1/checkin/stats/{s.event}", lambda s: s.manager, None),
+        ("calendar month", "GET",
+         lambda s: f"/api/events/v1/calendar/month?year={today.tm_year}&month={today.tm_mon}", None, None),
+        ("calendar upcoming", "GET", lambda s: "/api/events/v1/calendar/upcoming", None, None),
+        ("invoicing documents/{id}", "GET", lambda s: f"/api/invoicing/v1/documents/{s.document_order}",
+         lambda s: s.manager, None),
+    ]
+
+
+def measure(sites, samples, only=None):
+    results = []
+    for label, method, path, auth, body in routes():
+        if only and not any(word in label for word in only):
+            continue
+        times = {site.label: [] for site in sites}
+        for n in range(samples + 1):
+            for site in (sites if n % 2 == 0 else sites[::-1]):
+                site.write()
+                started = time.perf_counter()
+                site.request(method, path(site), auth(site) if auth else None, body(site) if body else None)
+                elapsed = (time.perf_counter() - started) * 1000
+                if n:  # the first round warms what a running site has warm (the route's code, the plans)
+                    times[site.label].append(elapsed)
+        results.append((label, times))
+        small, big = (times[site.label] for site in sites)
+        log(f"  {label}: {statistics.median(small):.1f} ms / {statistics.median(big):.1f} ms")
+    return results
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def worker_rss(master_pid):
+    """Resident memory (MB) of each gunicorn worker of ``master_pid``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            if int(stat.rsplit(")", 1)[1].split()[1]) != master_pid:
+                continue
+            status = Path(f"/proc/{entry}/status").read_text()
+        except (OSError, ValueError, IndexError):
+            continue
+        rss = next(line for line in status.splitlines() if line.startswith("VmRSS:"))
+        found.append(int(rss.split()[1]) / 1024)
+    return found
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", nargs=2, type=int, default=[10_000, 100_000], metavar=("SMALL", "BIG"),
+                        help="events of the two sites (multiples of the template's 1,000)")
+    parser.add_argument("--samples", type=int, default=30, help="measured requests per route and site")
+    parser.add_argument("--only", nargs="+", help="measure only the routes whose label has one of these words")
+    parser.add_argument("--reseed", action="store_true", help="seed the template and build the sites anew")
+    parser.add_argument("--rebuild", action="store_true", help="build the sites anew from the template")
+    parser.add_argument("--build-only", action="store_true", help="build what is missing, measure nothing")
+    parser.add_argument("--code", metavar="DIR", help="run the site on the code of this checkout (e.g. `git archive "
+                        "HEAD | tar -x -C DIR`: the code before a change); the template and the sites are then built "
+                        "and migrated by it too")
+    args = parser.parse_args()
+    if args.code:
+        use_code(args.code)
+    STATE.mkdir(parents=True, exist_ok=True)
+    work = STATE / "run"
+    work.mkdir(exist_ok=True)
+    state_file = STATE / "seed.json"
+    state = json.loads(state_file.read_text()) if state_file.exists() and not args.reseed else {}
+    if state.get("seed_version") != SEED_VERSION or not database_exists(TEMPLATE_DB):
+        log("seeding the template (CLI, then REST) ...")
+        state = seed_template(work, base64.b64encode(os.urandom(24)).decode())
+        state_file.write_text(json.dumps(state))
+        args.rebuild = True
+    names = [f"storeplatform_scale_{n}" for n in args.scale]
+    for events, name in zip(args.scale, names):
+        if args.rebuild or not database_exists(name):
+            log(f"building {name} ({events // N_EVENTS} copies of the template) ...")
+            build_site(name, events // N_EVENTS, state, work)
+        else:
+            ini = work / f"{name}.ini"
+            write_ini(ini, app_lines(name, state["secret"]), workers=1)
+            cli(ini, "migrate")
+            vacuum(name)
+    if args.build_only:
+        return 0
+    labels = [f"{n // 1000}k" for n in args.scale]
+    with served(work / f"{names[0]}.ini", free_port()) as (small_base, small_proc), \
+            served(work / f"{names[1]}.ini", free_port()) as (big_base, big_proc):
+        sites = [Site(labels[0], names[0], small_base, state), Site(labels[1], names[1], big_base, state)]
+        rss_before = [worker_rss(small_proc.pid), worker_rss(big_proc.pid)]
+        results = measure(sites, args.samples, args.only)
+        rss_after = [worker_rss(small_proc.pid), worker_rss(big_proc.pid)]
+    print(f"\nstoreplatform scale bench: PostgreSQL, gunicorn 1 sync worker per site, one client, each request the "
+          f"first after a content write, {args.samples} samples per route and site, {os.cpu_count()} cores\n")
+    a, b = labels
+    print(f"| route | {a} p50 ms | {a} p95 ms | {b} p50 ms | {b} p95 ms | growth (p50) |")
+    print("|---|---|---|---|---|---|")
+    for label, times in results:
+        small, big = times[a], times[b]
+        growth = statistics.median(big) / statistics.median(small)
+        print(f"| {label} | {statistics.median(small):.1f} | {percentile(small, 95):.1f} | "
+              f"{statistics.median(big):.1f} | {percentile(big, 95):.1f} | {growth:.2f}x |")
+    for label, before, after in zip(labels, rss_before, rss_after):
+        print(f"\nworker memory {label}: {', '.join(f'{x:.0f}' for x in before)} MB at start, "
+              f"{', '.join(f'{x:.0f}' for x in after)} MB after the run")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
