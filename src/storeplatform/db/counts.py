@@ -160,8 +160,7 @@ def _pg_function_body(table, groupings):
             "RETURN NULL;\nEND\n")
 
 
-_PG_FOLD_FUNCTION = f"""CREATE OR REPLACE FUNCTION {_PG_FOLD}(p_name text, p_k1 text, p_k2 text) RETURNS void
-LANGUAGE plpgsql AS $$
+_PG_FOLD_BODY = """
 DECLARE total bigint;
 BEGIN
   -- One folder per key at a time; the others leave it (they never wait).
@@ -174,7 +173,10 @@ BEGIN
     INSERT INTO list_counts AS c (name, k1, k2, slot, n) VALUES (p_name, p_k1, p_k2, 0, total)
       ON CONFLICT (name, k1, k2, slot) DO UPDATE SET n = c.n + excluded.n;
   END IF;
-END $$"""
+END
+"""
+_PG_FOLD_FUNCTION = (f"CREATE OR REPLACE FUNCTION {_PG_FOLD}(p_name text, p_k1 text, p_k2 text) RETURNS void "
+                     f"LANGUAGE plpgsql AS $body${_PG_FOLD_BODY}$body$")
 
 
 def _sqlite_key(columns, alias):
@@ -224,6 +226,8 @@ def _pg_triggers(table):
 
 _PG_EMITTED = ("SELECT c.relname, t.tgname, p.prosrc FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
                "JOIN pg_proc p ON p.oid = t.tgfoid WHERE t.tgname LIKE 'sp\\_counts\\_%'")
+_PG_FOLD_SOURCE = f"SELECT prosrc FROM pg_proc WHERE proname = '{_PG_FOLD}'"
+_FOLD = "(fold)"  # the folding function's source, part of every table's signature on PostgreSQL
 _SQLITE_EMITTED = "SELECT tbl_name, name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'sp_counts_%'"
 
 
@@ -234,13 +238,17 @@ def _emitted(connection):
     found = {}
     for table, name, source in connection.execute(text(_PG_EMITTED if postgresql else _SQLITE_EMITTED)).all():
         found.setdefault(table, {})[name] = source
+    if postgresql:  # the triggers call it: one missing or different makes them all again
+        fold = connection.execute(text(_PG_FOLD_SOURCE)).scalar()
+        for triggers in found.values():
+            triggers[_FOLD] = fold
     return {table: tuple(sorted(triggers.items())) for table, triggers in found.items()}
 
 
 def _wanted(connection, table, groupings):
     if connection.dialect.name == "postgresql":
         body = _pg_function_body(table, groupings)
-        return tuple(sorted((name, body) for name in _pg_triggers(table)))
+        return tuple(sorted([*((name, body) for name in _pg_triggers(table)), (_FOLD, _PG_FOLD_BODY)]))
     return tuple(sorted(_sqlite_triggers(table, groupings).items()))
 
 
