@@ -18,6 +18,13 @@ def client(make_site):
     return OAuthClient(site)
 
 
+def _parameter_value(parameter):
+    # The users list's role names a role of the site: plugins add roles, so its schema lists none.
+    if parameter["name"] == "role":
+        return "customer"
+    return _value(parameter.get("schema", {}))
+
+
 def _value(schema):
     if "enum" in schema:
         return schema["enum"][0]
@@ -49,7 +56,7 @@ def test_every_get_route_reads_a_repeated_parameter_as_sent_once(client):
         if not params:
             continue
         url = "/api" + re.sub(r"\{[^}]+\}", "1", path)
-        query = "&".join(f"{p['name']}={_value(p.get('schema', {}))}" for p in params)
+        query = "&".join(f"{p['name']}={_parameter_value(p)}" for p in params)
         once = site.app.get(f"{url}?{query}", headers=headers, expect_errors=True)
         twice = site.app.get(f"{url}?{query}&{query}", headers=headers, expect_errors=True)
         assert (twice.status_int, twice.body) == (once.status_int, once.body), (url, query)
