@@ -434,9 +434,11 @@ def compare_metrics(args, work, state, secret, web):
             sample(on, route, codes)
         use_tickets(sum(1 for r in measured if r.template))
         memory = {"on": [workers_rss_mb(on_proc.pid)], "off": [workers_rss_mb(off_proc.pid)]}
+        # Both sides check in fresh tickets: enough for every run of both at 2,500 a second.
+        wanted = 2 * args.rounds * args.duration * 2_500
         for route in measured:
             if route.template:
-                top_up_tickets(on, state, 40_000)
+                top_up_tickets(on, state, wanted)
                 (STATE / "seed.json").write_text(json.dumps(state))
             result = measure(route, on, off, args, work, both_sites=True)
             memory["on"].append(workers_rss_mb(on_proc.pid))
