@@ -483,6 +483,23 @@ def assert_error(response, status, code, **data):
 
 
 @contextlib.contextmanager
+def statements_run(engine):
+    """The SQL statements run on ``engine`` inside the block, each on one line (BEGINs left
+    out): ``with statements_run(site.engine) as seen: ...; assert seen == [...]``."""
+    seen = []
+
+    def before(conn, cursor, statement, parameters, context, executemany):
+        if not statement.startswith("BEGIN"):
+            seen.append(" ".join(statement.split()))
+
+    event.listen(engine, "before_cursor_execute", before)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", before)
+
+
+@contextlib.contextmanager
 def count_queries(engine):
     """Count the SQL statements executed on ``engine`` inside the block: ``with ... as n: ...; n()``."""
     statements = []

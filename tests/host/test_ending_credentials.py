@@ -4,15 +4,14 @@ every process (two sites on one database stand for two processes), the identitie
 keeps between requests included; disabling and deleting also end application passwords and
 consumer keys, which survive the rest (as in WordPress); revoking one ends it alone."""
 import base64
-import contextlib
 
 import jwt
 import pytest
-from sqlalchemy import event, select
+from sqlalchemy import select
 
 from storeplatform.auth.tokens import keyed_hash
 from storeplatform.store.models import AppPassword, AuthSession, ConsumerKey, User
-from storeplatform.testing import assert_error
+from storeplatform.testing import assert_error, statements_run
 
 API = "/api/store/v1"
 ME = f"{API}/users/me"
@@ -21,21 +20,6 @@ PASSWORD = "old-password-1"
 
 def basic(login, password):
     return {"Authorization": "Basic " + base64.b64encode(f"{login}:{password}".encode()).decode()}
-
-
-@contextlib.contextmanager
-def statements(engine):
-    seen = []
-
-    def before(conn, cursor, statement, parameters, context, executemany):
-        if not statement.startswith("BEGIN"):
-            seen.append(" ".join(statement.split()))
-
-    event.listen(engine, "before_cursor_execute", before)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", before)
 
 
 class Credentials:
@@ -103,7 +87,7 @@ def test_a_change_ends_what_was_issued_before_at_the_next_request(site, change):
     admin = site.headers_for("administrator")
     creds = Credentials(site)
     creds.all_answer()
-    with statements(site.engine) as seen:
+    with statements_run(site.engine) as seen:
         creds.all_answer()
     # Kept: no credential's rows were read again (the state statement alone, per request).
     assert not [s for s in seen if "users" in s or "auth_sessions" in s or "app_passwords" in s

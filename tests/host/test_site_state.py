@@ -3,31 +3,15 @@ two sites on one database stand for two processes. What one commits, the other's
 request sees; while nothing changes, a request reads neither the options nor the credential's
 rows (one statement reads every generation together with the stored options)."""
 import base64
-import contextlib
 
-from sqlalchemy import delete, event, select, update
+from sqlalchemy import delete, select, update
 
 from storeplatform.api import User
 from storeplatform.store.models import AppPassword, AuthSession, ConsumerKey, Option
-from storeplatform.testing import assert_error
+from storeplatform.testing import assert_error, statements_run
 
 ME = "/api/store/v1/users/me"
 SETTINGS = "/api/store/v1/settings"
-
-
-@contextlib.contextmanager
-def statements(engine):
-    seen = []
-
-    def before(conn, cursor, statement, parameters, context, executemany):
-        if not statement.startswith("BEGIN"):
-            seen.append(" ".join(statement.split()))
-
-    event.listen(engine, "before_cursor_execute", before)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", before)
 
 
 def store_name(site, headers):
@@ -39,7 +23,7 @@ def test_an_option_set_by_another_process_is_seen_at_the_next_request(make_site)
     one, other = make_site(), make_site()
     admin = one.headers_for("administrator")
     assert store_name(one, admin) != "Elsewhere"
-    with statements(one.engine) as seen:
+    with statements_run(one.engine) as seen:
         store_name(one, admin)
     # Nothing changed: the generations and options in one statement, then nothing else of ours.
     assert len(seen) == 1 and "FROM generations" in seen[0] and "FROM options" in seen[0], seen
@@ -57,7 +41,7 @@ def test_stored_options_come_with_the_state_only_after_they_changed(make_site):
     other.set_option("store.name", "Elsewhere")
     other.set_option("store.currency_symbol", "EUR ")
     assert store_name(one, admin) == "Elsewhere"
-    with statements(one.engine) as seen:
+    with statements_run(one.engine) as seen:
         store_name(one, admin)
     with one.engine.connect() as conn:  # the state statement as the request sent it, once more
         rows = conn.exec_driver_sql(seen[0]).all()
@@ -78,7 +62,7 @@ def test_a_revoked_application_password_is_refused_at_once(make_site):
     one, other = make_site(), make_site()
     headers = one.headers_for("shop_manager")
     assert one.app.get(ME, headers=headers).json["login"] == "shop_manager"
-    with statements(one.engine) as seen:
+    with statements_run(one.engine) as seen:
         one.app.get(ME, headers=headers)
     assert not [s for s in seen if "app_passwords" in s], seen  # kept from the first request
     with other.session() as s:
@@ -92,7 +76,7 @@ def test_a_consumer_key_is_kept_until_a_key_changes_anywhere(make_site):
     key, secret = one.consumer_key("shop", "read")
     headers = {"Authorization": "Basic " + base64.b64encode(f"{key}:{secret}".encode()).decode()}
     assert one.app.get(ME, headers=headers).json["login"] == "shop"
-    with statements(one.engine) as seen:
+    with statements_run(one.engine) as seen:
         one.app.get(ME, headers=headers)
     assert not [s for s in seen if "consumer_keys" in s], seen  # kept from the first request
     with other.session() as s:
