@@ -34,9 +34,12 @@ setup(
     extras_require={
         "production": ["gunicorn>=22"],
         # Traces (storeplatform.traces = otlp): the API and SDK, OTLP over HTTP, and the Pyramid
-        # and SQLAlchemy instrumentations (storeplatform.tracing).
-        "otel": ["opentelemetry-api>=1.25", "opentelemetry-sdk>=1.25", "opentelemetry-exporter-otlp-proto-http>=1.25",
-                 "opentelemetry-instrumentation-pyramid>=0.46b0", "opentelemetry-instrumentation-sqlalchemy>=0.46b0"],
+        # and SQLAlchemy instrumentations (storeplatform.tracing). Pinned as one matched release:
+        # OpenTelemetry's core (1.x) and contrib (0.xb) packages pin each other exactly, and open
+        # ranges broke a fresh install the day core 1.45.2 came out before contrib 0.66b2.
+        "otel": ["opentelemetry-api==1.45.1", "opentelemetry-sdk==1.45.1",
+                 "opentelemetry-exporter-otlp-proto-http==1.45.1",
+                 "opentelemetry-instrumentation-pyramid==0.66b1", "opentelemetry-instrumentation-sqlalchemy==0.66b1"],
         "test": ["pytest>=8", "pytest-xdist>=3.5", "webtest>=3.0", "pypdf>=4.0", "schemathesis>=4.0",
                  "requests-oauthlib>=2.0", "WooCommerce>=3.0", "WSGIProxy2>=0.5",
                  "playwright>=1.40"],
