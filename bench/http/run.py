@@ -105,10 +105,11 @@ def cli(ini, *args):
 
 
 @contextlib.contextmanager
-def served(ini, port):
-    """``pserve ini`` on ``port`` until the block ends; waits until it answers."""
+def served(ini, port, env=None):
+    """``pserve ini`` on ``port`` until the block ends; waits until it answers. ``env``: the
+    server's environment (by default this one, with the bare app's folder on PYTHONPATH)."""
     logfile = open(Path(ini).with_suffix(".log"), "w")
-    env = {**os.environ, "PYTHONPATH": str(HERE)}
+    env = {**os.environ, "PYTHONPATH": str(HERE)} if env is None else env
     proc = subprocess.Popen([PSERVE, str(ini), f"http_port={port}"], stdout=logfile, stderr=subprocess.STDOUT,
                             start_new_session=True, env=env)
     try:

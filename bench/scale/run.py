@@ -34,13 +34,9 @@ and the sites anew; ``--rebuild`` only the sites).
 """
 import argparse
 import base64
-import contextlib
 import json
 import os
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -52,6 +48,7 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE.parent / "http"))
 
 from run import PG, REDIS, Client, cli, free_port, log, parallel, write_ini  # noqa: E402
+from run import served as http_served  # noqa: E402
 
 TEMPLATE_DB = "storeplatform_scale_template"
 STATE = ROOT / "var" / "bench-scale"
@@ -101,29 +98,10 @@ def app_lines(database, secret):
     return app
 
 
-@contextlib.contextmanager
 def served(ini, port):
     """``pserve ini`` on ``port`` until the block ends (run.py's, with this process's PYTHONPATH:
     ``--code``); waits until it answers."""
-    logfile = open(Path(ini).with_suffix(".log"), "w")
-    proc = subprocess.Popen([str(Path(sys.executable).parent / "pserve"), str(ini), f"http_port={port}"],
-                            stdout=logfile, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                raise SystemExit(f"{ini} did not start:\n{Path(logfile.name).read_text()[-2000:]}")
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-            if time.monotonic() > deadline:
-                raise SystemExit(f"{ini} did not listen on {port}")
-            time.sleep(0.2)
-        yield f"http://127.0.0.1:{port}", proc
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
-        logfile.close()
+    return http_served(ini, port, env=dict(os.environ))
 
 
 def use_code(checkout):
