@@ -45,6 +45,7 @@ def make_config(global_config=None, *, plugins=(), environ=None, **settings):
     config.include(".health")
     config.include(".metrics")
     config.include(".admin")
+    config.include(".landing")  # the site root and /favicon.ico (after the admin: its templates)
     _add_request_methods(config)
     config.add_tween("storeplatform.client.ingress_tween_factory", under=EXCVIEW)
     # Over the error views: an error page carries them too.

@@ -28,6 +28,7 @@ def error_page(request, status, message, headers=None):
                   "user": None, "notice": None, "csrf_token": "", "csrf_field": "csrf_token",
                   "admin_url": lambda path="", **q: request.application_url + "/admin" + path,
                   "static_url": request.static_url, "current_path": ""}
+    values.update(way_out(request, values))
     response = render_to_response("admin/error.jinja2", values, request=request)
     response.status = status
     for name, value in (headers or {}).items():
@@ -35,6 +36,15 @@ def error_page(request, status, message, headers=None):
     # pyramid_tm aborts the transaction of a request whose exception made the answer: nothing
     # the view wrote before the error is kept.
     return response
+
+
+def way_out(request, values):
+    """Where the page's links lead: the dashboard for the staff (and for someone not logged in,
+    whom it sends to the login page); a user with no admin page at all (a customer) would get
+    the same 403 there, so they get the site's home page and a way to log out (to log in as
+    someone else) instead."""
+    stranded = values.get("user") is not None and not values.get("nav")
+    return {"dashboard_link": not stranded, "home_url": request.application_url + "/", "logout_form": stranded}
 
 
 def http_error(exc, request):
