@@ -127,3 +127,13 @@ def storeplatform_cli_commands(subparsers):
     is a ``storeplatform.cli.Environment`` (``env.registry``, ``env.settings``,
     ``with env.transaction() as session``) and returns the exit status.
     """
+
+
+@hookspec
+def storeplatform_admin_dashboard_panels(request):
+    """Collect. Panels of the admin's dashboard (``{base_url}/admin/``) for ``request``'s user:
+    return a list of dicts ``{"name", "title", "template", "values", "order"}`` (``values``
+    handed to ``template``, which ``admin/dashboard_chart.jinja2``'s ``chart`` macro may draw
+    with), or nothing. Return only the panels the user has the capability for (the capability
+    of the page the panel's numbers belong to); read with a bounded number of statements.
+    """

@@ -18,6 +18,7 @@ DEFAULT_PLUGINS = (
     "storeplatform.store.hooks",
     "storeplatform.queue_hooks",
     "storeplatform.rest.namespaces",
+    "storeplatform.admin.dashboard",
 )
 
 

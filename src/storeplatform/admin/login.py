@@ -1,5 +1,5 @@
 """The host's own admin views: login and logout with the cookie session of ``store/v1/auth/login``,
-and the dashboard (the pages the user may open)."""
+and the route of the dashboard (its view and panels: ``dashboard.py``)."""
 import re
 from urllib.parse import unquote
 
@@ -8,9 +8,10 @@ from pyramid.security import NO_PERMISSION_REQUIRED
 
 from ..auth.methods import SESSION_COOKIE, session_for_cookie, start_session, user_for_password
 from ..auth.throttle import blocked_for, record_failure
+from .dashboard import dashboard
 from .forms import form_values, refuse_form
 from .guard import AdminForbidden, admin_url, check_request, layout_values
-from .pages import ADMIN_PREFIX, allowed_methods, visible_pages
+from .pages import ADMIN_PREFIX, allowed_methods
 from .tokens import FIELD, login_token, login_token_is_valid
 
 MAX_LOGIN = 200
@@ -31,15 +32,6 @@ def includeme(config):
     for name, methods in (("admin:dashboard", ("GET",)), ("admin:login", ("GET", "POST")),
                           ("admin:logout", ("POST",))):
         allowed_methods(config.registry, name).update(methods)
-
-
-def dashboard(request):
-    check_request(request, None)
-    pages = visible_pages(request)
-    if not pages:
-        # Customers and subscribers have no page here: the admin is the staff's.
-        raise AdminForbidden("You are logged in, but your account may not use the admin.")
-    return layout_values(request, title="Dashboard", pages=pages)
 
 
 def is_safe_next(value):

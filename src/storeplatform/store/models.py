@@ -169,6 +169,8 @@ class Product(Base):
 class Order(Base):
     __tablename__ = "orders"
     __table_args__ = (Index("ix_orders_status_id", "status", "id"),
+                      # Orders of a range of days (the dashboard's sales per day): a walk of the index.
+                      Index("ix_orders_created_id", "created_at", "id"),
                       {"info": {"generation": "store", "counts": (("status",),)}})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
