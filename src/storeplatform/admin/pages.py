@@ -10,13 +10,16 @@ PAGES = "admin.pages"
 class AdminPage:
     """One entry of the admin's navigation. ``path`` is under ``{base_url}/admin`` (``"/webhooks"``);
     ``capability`` gates the page and every view declared under it; ``order`` sorts the
-    navigation (then the title)."""
+    navigation (then the title); ``section`` is the heading the entry is listed under
+    (``"Shop"``, ``"Events"``, ``"Site"``...): sections follow one another in the order of
+    their first page, and pages with no section (``""``) are listed without a heading."""
 
     name: str
     title: str
     path: str
     capability: str
     order: int = 100
+    section: str = ""
 
 
 @dataclass(frozen=True)
