@@ -14,18 +14,29 @@ them. A process switches to it when it starts serving (``start_process``: the ap
 ``main`` and the worker command), whatever it declared before: values made in memory are made
 again in files. The gunicorn runner (``storeplatform.server``) clears the files of processes
 that are gone when its master starts and those of each worker's gauges when it exits.
+
+Batches: what a request or a task observes is added up in plain numbers of its process (a lock
+and an addition: a fraction of a microsecond) and written to prometheus_client's values (in
+multiprocess mode, a locked write to a mapped file for each counter, bucket and sum: ~1 us each,
+5 per request) every ``FLUSH_SECONDS`` by a thread of the process, before each scrape that
+process answers, and at its exit. A scrape answered by one process sees another's observations
+up to ``FLUSH_SECONDS`` late; what a process killed outright observed in its last second is lost.
 """
 import glob
 import hmac
 import ipaddress
 import logging
+import atexit
 import os
 import re
 import threading
+import time
+from bisect import bisect_left
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client import disable_created_metrics
 from prometheus_client import values as prometheus_values
+from prometheus_client.context_managers import Timer
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 from pyramid.response import Response
@@ -48,6 +59,7 @@ _STATUS_CLASSES = {n: f"{n}xx" for n in range(10)}
 LATENCY_BUCKETS = (0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 STATEMENT_BUCKETS = (0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89)
 TASK_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
+FLUSH_SECONDS = 1.0
 
 disable_created_metrics()  # the *_created series: one more series per child, read by nobody here
 
@@ -62,16 +74,18 @@ _kind = "web"  # the label of this process's pool gauges: web or worker
 # --- declaring -----------------------------------------------------------------------------------
 
 def counter(name, documentation, labels=()):
-    """A ``prometheus_client.Counter`` named ``storeplatform_<name>`` (``_total`` is added on
-    exposition), declared once per process: declaring it again with the same labels returns the
-    same counter. Label values must come from a small fixed set (never an id, a path or user
-    input): each combination is a series kept for ever."""
+    """A counter named ``storeplatform_<name>`` (``_total`` is added on exposition), declared
+    once per process: declaring it again with the same labels returns the same counter.
+    ``labels(*values).inc(amount=1)``, or ``inc`` when it has no labels. Label values must come
+    from a small fixed set (never an id, a path or user input): each combination is a series
+    kept for ever."""
     return _declare(Counter, name, documentation, labels)
 
 
 def histogram(name, documentation, labels=(), buckets=LATENCY_BUCKETS):
-    """A ``prometheus_client.Histogram`` named ``storeplatform_<name>``, declared once per
-    process (``observe(seconds)``, ``time()``); ``buckets``: upper bounds, in the unit observed."""
+    """A histogram named ``storeplatform_<name>``, declared once per process
+    (``labels(*values).observe(seconds)`` or ``.time()``); ``buckets``: upper bounds, in the
+    unit observed."""
     return _declare(Histogram, name, documentation, labels, buckets=tuple(buckets))
 
 
@@ -93,9 +107,179 @@ def _declare(kind, name, documentation, labels, **options):
                 return found[3]
             raise ValueError(f"metric {full} is declared twice, differently: {found[0].__name__}{found[1]} "
                              f"and {kind.__name__}{labels}")
-        metric = kind(full, documentation, labels, registry=REGISTRY, **options)
+        metric = Batched(kind(full, documentation, labels, registry=REGISTRY, **options), _CHILDREN[kind])
         _declared[full] = (kind, labels, options, metric)
     return metric
+
+
+# --- batches -------------------------------------------------------------------------------------
+
+class Batched:
+    """A metric as this process observes it: ``labels(*values)`` gives a child that adds up its
+    observations and writes them to the prometheus_client child in batches (``flush``). The
+    children are kept per label values, so a hot path may call ``labels`` each time."""
+
+    __slots__ = ("metric", "_child_class", "_children")
+
+    def __init__(self, metric, child_class):
+        self.metric, self._child_class, self._children = metric, child_class, {}
+
+    def labels(self, *values, **named):
+        if named:
+            try:
+                values = tuple(named[label] for label in self.metric._labelnames)
+            except KeyError:
+                raise ValueError(f"labels of {self.metric._name}: {self.metric._labelnames}, not {sorted(named)}")
+        child = self._children.get(values)
+        if child is None:
+            with _lock:
+                child = self._children.get(values)
+                if child is None:
+                    target = self.metric.labels(*values) if values or self.metric._labelnames else self.metric
+                    child = self._children[values] = self._child_class(target)
+                    _batched.append(child)
+        return child
+
+    # A metric without labels is its own only child.
+    def inc(self, amount=1):
+        self.labels().inc(amount)
+
+    def set(self, value):
+        self.labels().set(value)
+
+    def observe(self, amount):
+        self.labels().observe(amount)
+
+    def time(self):
+        return Timer(self, "observe")
+
+
+class _CounterChild:
+    __slots__ = ("target", "lock", "pending")
+
+    def __init__(self, target):
+        self.target, self.lock, self.pending = target, threading.Lock(), 0
+
+    def inc(self, amount=1):
+        if amount < 0:
+            raise ValueError("a counter is only increased, by a number >= 0")
+        with self.lock:
+            self.pending += amount
+
+    def write(self):
+        with self.lock:
+            pending, self.pending = self.pending, 0
+        if pending:
+            self.target.inc(pending)
+
+    def forget(self):
+        self.lock = threading.Lock()
+        self.pending = 0
+
+
+class _GaugeChild:
+    """The last value set is written (a gauge says a state, not a sum of what happened)."""
+
+    __slots__ = ("target", "value", "written")
+
+    def __init__(self, target):
+        self.target, self.value, self.written = target, None, None
+
+    def set(self, value):
+        self.value = value
+
+    def write(self):
+        value = self.value
+        if value is not None and value != self.written:
+            self.target.set(value)
+            self.written = value
+
+    def forget(self):
+        self.written = None  # the value is the state still: written again to the new values
+
+
+class _HistogramChild:
+    """Adds up the observations per bucket and their sum, and writes them into the
+    prometheus_client child's bucket and sum values (what its ``observe`` writes one at a
+    time; tests/host/test_metrics.py checks that both expose the same)."""
+
+    __slots__ = ("target", "bounds", "lock", "counts", "sum")
+
+    def __init__(self, target):
+        self.target, self.bounds, self.lock = target, tuple(target._upper_bounds), threading.Lock()
+        if len(target._buckets) != len(self.bounds):
+            raise RuntimeError("prometheus_client's Histogram no longer keeps one value per bucket")
+        self.counts, self.sum = [0] * len(self.bounds), 0.0
+
+    def observe(self, amount):
+        index = bisect_left(self.bounds, amount)  # the first bucket with amount <= its bound
+        with self.lock:
+            self.sum += amount
+            if index < len(self.counts):  # NaN is in no bucket, as prometheus_client has it
+                self.counts[index] += 1
+
+    def time(self):
+        return Timer(self, "observe")
+
+    def write(self):
+        with self.lock:
+            counts, total = self.counts, self.sum
+            if not total and not any(counts):
+                return
+            self.counts, self.sum = [0] * len(counts), 0.0
+        target = self.target
+        target._sum.inc(total)
+        for index, count in enumerate(counts):
+            if count:
+                target._buckets[index].inc(count)
+
+    def forget(self):
+        self.lock = threading.Lock()
+        self.counts, self.sum = [0] * len(self.bounds), 0.0
+
+
+_CHILDREN = {Counter: _CounterChild, Gauge: _GaugeChild, Histogram: _HistogramChild}
+_batched = []  # every child of this process, to write
+_flush_lock = threading.Lock()
+_flusher = None  # the thread writing the batches of this process, once started
+
+
+def flush():
+    """Write what this process observed since the last flush into the values a scrape reads."""
+    with _flush_lock:
+        for child in list(_batched):
+            try:
+                child.write()
+            except Exception:  # a full disk under the directory: the next flush tries again
+                log.exception("metrics: writing %r failed", child.target)
+
+
+def _flush_forever():
+    while True:
+        time.sleep(FLUSH_SECONDS)
+        flush()
+
+
+def _start_flushing():
+    global _flusher
+    with _lock:
+        if _flusher is not None:
+            return
+        _flusher = threading.Thread(target=_flush_forever, name="storeplatform-metrics", daemon=True)
+        _flusher.start()
+        atexit.register(flush)
+
+
+def _forget_batches():
+    # A forked child: its parent's unwritten observations are the parent's to write, and a lock
+    # the parent's flusher held at the fork would stay held here.
+    global _flusher, _flush_lock
+    _flusher, _flush_lock = None, threading.Lock()
+    for child in _batched:
+        child.forget()
+
+
+os.register_at_fork(after_in_child=_forget_batches)
 
 
 # --- the host's own metrics ----------------------------------------------------------------------
@@ -200,6 +384,7 @@ def start_process(registry, kind="web"):
     _kind = kind
     if metrics.directory is not None:
         write_to_directory(metrics.directory)
+    _start_flushing()
 
 
 def write_to_directory(path):
@@ -218,8 +403,10 @@ def write_to_directory(path):
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = path
         prometheus_values.ValueClass = prometheus_values.MultiProcessValue(process_identifier=_process_id)
         _directory = path
-        for _, _, _, metric in _declared.values():
-            _made_again(metric)
+        for _, _, _, batched in _declared.values():
+            _made_again(batched.metric)
+        for child in _batched:
+            child.forget()
 
 
 def _made_again(metric):
@@ -409,6 +596,7 @@ def exposition(registry):
     at_scrape = CollectorRegistry(auto_describe=False)
     at_scrape.register(_AtScrape(registry))
     text = generate_latest(at_scrape)  # first: a failed read counts in this scrape
+    flush()
     values = CollectorRegistry(auto_describe=False)
     if _directory is not None:
         MultiProcessCollector(values, _directory)

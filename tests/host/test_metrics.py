@@ -23,6 +23,7 @@ ON = {"storeplatform.metrics": "true"}
 
 
 def sample(name, **labels):
+    metrics.flush()
     return metrics.REGISTRY.get_sample_value(name, labels) or 0.0
 
 
@@ -205,6 +206,54 @@ def test_a_scrape_gauge_that_fails_is_left_out_and_counted(make_site):
     assert "storeplatform_test_broken" not in text.replace('gauge="storeplatform_test_broken"', "")
     assert sample("storeplatform_metrics_scrape_errors_total", gauge="storeplatform_test_broken") == errors + 1
     assert found["storeplatform_tasks_pending{}"] == 0
+
+
+def test_a_batch_exposes_what_prometheus_client_observing_one_at_a_time_does():
+    """The batches write into prometheus_client's bucket and sum values (private attributes of
+    its Histogram): the same observations must expose the same series as its own observe."""
+    import random
+
+    from prometheus_client import CollectorRegistry, generate_latest
+    from prometheus_client import Counter as PlainCounter
+    from prometheus_client import Histogram as PlainHistogram
+
+    rng = random.Random(29)
+    amounts = [rng.choice([0, 0.0025, 0.003, 10.0, 11.0, 1e9, -1.0]) if rng.random() < 0.2 else rng.expovariate(20)
+               for _ in range(2000)]
+    batched = histogram("test_batched_seconds", "Observed in batches.", ("kind",))
+    counted = counter("test_batched", "Counted in batches.", ("kind",))
+    plain = CollectorRegistry()
+    plain_histogram = PlainHistogram("storeplatform_test_batched_seconds", "Observed in batches.", ("kind",),
+                                     buckets=metrics.LATENCY_BUCKETS, registry=plain)
+    plain_counter = PlainCounter("storeplatform_test_batched", "Counted in batches.", ("kind",), registry=plain)
+    threads = [threading.Thread(target=lambda part=part: [
+        (batched.labels(kind="a").observe(a), counted.labels("a").inc(2)) for a in part]) for part in
+        (amounts[i::4] for i in range(4))]
+    for i, amount in enumerate(amounts):
+        plain_histogram.labels("a").observe(amount)
+        plain_counter.labels("a").inc(2)
+        if i == 700:
+            metrics.flush()  # a flush in the middle: batches add up
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    with batched.labels("a").time():
+        pass
+    plain_histogram.labels("a").observe(0.0)  # what the timer observed lands in the first bucket
+
+    def series(text):
+        return sorted(line for line in text.decode().splitlines()
+                      if line.startswith(("storeplatform_test_batched_seconds", "storeplatform_test_batched_total")))
+
+    metrics.flush()
+    ours, theirs = series(generate_latest(metrics.REGISTRY)), series(generate_latest(plain))
+    assert [line for line in ours if "_sum" not in line] == [line for line in theirs if "_sum" not in line]
+    # Sums added in another order differ in the last digits of a float.
+    (our_sum,), (their_sum,) = ([float(line.split()[-1]) for line in lines if "_sum" in line] for lines in (ours, theirs))
+    assert our_sum == pytest.approx(their_sum, rel=1e-12)
+    with pytest.raises(ValueError):
+        counted.labels("a").inc(-1)
 
 
 def test_declaring_a_metric_once_per_process():

@@ -139,11 +139,19 @@ def check_metrics(port, creds, directory, server, worker):
                               body=json.dumps({"ticket_code": "NO-SUCH-TICKET"}))
     assert status == 404, body[:300]
 
+    def requests_counted(found, name):
+        return sum(v - value(before, key[0], **dict(key[1])) for key, v in found.items()
+                   if key[0] == "storeplatform_http_requests_total" and dict(key[1])["route"] == name)
+
+    # Each process writes what it observed every second (metrics.FLUSH_SECONDS): a scrape sees
+    # the others' observations that late, so it is read again until everything has arrived.
     deadline = time.monotonic() + 60
     while True:
         found = samples(scrape(port, headers=token))  # the token opens it from any address
         rendered = value(found, "storeplatform_task_runs_total", task="invoicing.render_document", outcome="ok")
-        if rendered >= 1 or time.monotonic() > deadline:
+        arrived = rendered >= 1 and all(requests_counted(found, name) >= n for name, n in sent.items()) \
+            and value(found, "storeplatform_events_checkins_total", result="invalid") >= 1
+        if arrived or time.monotonic() > deadline:
             break
         time.sleep(0.3)
     assert rendered == 1, "the worker's task run is not in the scrape"
@@ -154,8 +162,7 @@ def check_metrics(port, creds, directory, server, worker):
 
     # Every request counted once, in whichever process answered it.
     for name, n in sent.items():
-        counted = sum(v - value(before, key[0], **dict(key[1])) for key, v in found.items()
-                      if key[0] == "storeplatform_http_requests_total" and dict(key[1])["route"] == name)
+        counted = requests_counted(found, name)
         status = f"{routes[name][1] // 100}xx"
         assert counted == n, (name, counted, n)
         assert value(found, "storeplatform_http_requests_total", route=name, method="GET", status=status) \
