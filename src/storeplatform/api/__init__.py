@@ -29,6 +29,8 @@ from huey import crontab
 
 from ..admin.forms import form_values, refuse_form
 from ..admin.guard import admin_redirect, admin_url
+from ..admin.listing import (ListQuery, Pager, csv_cell, csv_response, export_filename, list_query, page_of,
+                             query_values, text_contains)
 from ..admin.pages import AdminPage, admin_view
 from ..auth import Identity, require, user_can
 from ..cache import cached
@@ -93,4 +95,7 @@ __all__ = [
     "counter", "histogram",
     # admin pages
     "AdminPage", "admin_view", "admin_url", "admin_redirect", "form_values", "refuse_form",
+    # admin lists and their CSV exports
+    "ListQuery", "list_query", "query_values", "text_contains", "Pager", "page_of", "csv_response", "csv_cell",
+    "export_filename",
 ]
