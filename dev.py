@@ -127,16 +127,30 @@ def _fingerprint(paths, targets):
 
 def serve(args):
     install()
+    start(args)
+
+
+def start(args):
+    """Migrate and load the demo data quietly (one line each; everything they said when they
+    fail), then become pserve: its server ends the output with the ready line, the admin's
+    address, the demo logins and commands that work when pasted (storeplatform/startup.py),
+    once it listens on the port it serves."""
     ini = os.path.join(ROOT, "development.ini")
     tool = os.path.join(BIN, "storeplatform")
-    for step in (["migrate"], ["demo"]):
-        status = run(tool, "-c", ini, *step)
-        if status:
-            sys.exit(status)
-    port = next((a.split("=", 1)[1] for a in args if a.startswith("http_port=")), "6543")
-    print(f"site: http://127.0.0.1:{port}/  REST root: http://127.0.0.1:{port}/api/  "
-          f"readiness: http://127.0.0.1:{port}/readyz", flush=True)
+    for step, says in (("migrate", _migrated), ("demo", lambda out: "demo data: loaded")):
+        done = subprocess.run([tool, "-c", ini, step], cwd=ROOT, capture_output=True, text=True)
+        if done.returncode:
+            sys.stdout.write(done.stdout)
+            sys.stderr.write(done.stderr)
+            sys.exit(f"storeplatform {step} failed ({done.returncode})")
+        print(says(done.stdout + done.stderr), flush=True)
     os.execv(os.path.join(BIN, "pserve"), [os.path.join(BIN, "pserve"), ini, *args])
+
+
+def _migrated(output):
+    """One line for Alembic's chatter: how many migrations ran."""
+    steps = sum("Running upgrade" in line for line in output.splitlines())
+    return f"database: {steps} migration(s) applied" if steps else "database: up to date"
 
 
 def test(args):

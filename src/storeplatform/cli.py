@@ -439,20 +439,24 @@ def _worker_metrics(registry):
 
 
 def cmd_demo(env, args):
-    from .store.demo import DEMO_PASSWORD, DEMO_USERS
+    from .startup import cli_command, demo_logins, switched_off
 
     with env.transaction() as session:
         call_action(env.registry["plugins"].hook.storeplatform_demo_data, session=session)
-        options = site_options(session)
-    ini = args.config
+    with env.transaction() as session:
+        logins = demo_logins(session)
+        off = switched_off(site_options(session))
+    # The commands as they work when pasted: this installation's script (.venv/bin/storeplatform).
+    command = cli_command(args.config)
     print("demo data loaded")
-    print(f"logins (password {DEMO_PASSWORD}): " + ", ".join(f"{login} ({role})" for login, role, *_ in DEMO_USERS))
-    print(f"an application password for REST clients: storeplatform -c {ini} user app-password admin")
+    if logins:
+        from .store.demo import DEMO_PASSWORD
+
+        print(f"logins (password {DEMO_PASSWORD}): " + ", ".join(f"{login} ({role})" for login, role in logins))
+        print(f"an application password for REST clients: {command} user app-password {logins[0][0]}")
     # The switches of the site that are off (the specs keep some APIs off until an owner turns them on).
-    for key, value in sorted(options.items()):
-        if key.endswith(".rest_api_enabled") and value is False:
-            print(f"off: the {key.split('.')[0]} REST API; turn it on with "
-                  f"storeplatform -c {ini} option set {key} true")
+    for key in off:
+        print(f"off: the {key.split('.')[0]} REST API; turn it on with {command} option set {key} true")
     return 0
 
 

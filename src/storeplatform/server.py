@@ -100,6 +100,40 @@ def _metrics_across_workers(app, kw):
     kw["child_exit"] = child_exit
 
 
+def _site_registry(app):
+    """The registry of our site, or None for an app that is not it as such (wrapped by a filter)."""
+    registry = getattr(app, "registry", None)
+    return registry if registry is not None and "db.engine" in registry else None
+
+
+def _follow_served_address(app, host, port):
+    """``site.url`` follows the address served unless the site's owner set it
+    (storeplatform.startup): links made outside a request name the port that answers."""
+    registry = _site_registry(app)
+    if registry is None:
+        return None, None
+    from .startup import served
+
+    url, effective, _ = served(registry, host, port)
+    return url, effective
+
+
+def _print_ready(app, url, effective, global_conf):
+    """The end of a development server's start-up output: the ready line, the admin, the REST
+    API, the demo logins and commands that work when pasted (after waitress's own lines)."""
+    registry = _site_registry(app)
+    if registry is None or url is None:
+        return
+    from .startup import ready_summary
+
+    try:
+        lines = ready_summary(registry, url, global_conf.get("__file__"), effective)
+    except Exception as exc:  # noqa: BLE001 - the server serves anyway; say it is ready and why less is shown
+        lines = [f"storeplatform is ready at {url}/ (Ctrl+C stops it)", f"  admin:     {url}/admin/",
+                 f"  (the rest of the summary failed: {exc.__class__.__name__}: {exc})"]
+    print("\n".join(lines), flush=True)
+
+
 def waitress_server(app, global_conf, host="127.0.0.1", port="6543", **kw):
     """The waitress server the ``waitress`` runner serves with, made and bound but not running
     (tests serve their sites with it)."""
@@ -115,7 +149,14 @@ def waitress(app, global_conf, host="127.0.0.1", port="6543", **kw):
     server = waitress_server(app, global_conf, host, port, **kw)
     _fit_pool(app, server.adj.threads)
     logging.basicConfig()  # as waitress.serve: a handler for waitress's own lines when nothing configured one
+    # The socket is bound: the address is the one served (port 0 included).
+    url, effective = _follow_served_address(app, getattr(server, "effective_host", host),
+                                            getattr(server, "effective_port", None) or _port(global_conf, port))
     server.print_listen("Serving on http://{}:{}")
+    # waitress's line goes to stderr through logging; let it out before the summary on stdout.
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    _print_ready(app, url, effective, global_conf)
     server.run()
 
 
@@ -127,6 +168,7 @@ def gunicorn(app, global_conf, host="127.0.0.1", port="6543", **kw):
     # Each worker process serves with ``threads`` threads (gthread; sync workers have one).
     _fit_pool(app, int(kw.get("threads") or 1))
     _metrics_across_workers(app, kw)
+    _follow_served_address(app, host, _port(global_conf, port))
     # A logger class named in the section or in a gunicorn config file (named there, or
     # ./gunicorn.conf.py) is the site owner's: theirs is kept.
     if "logger_class" not in kw and "config" not in kw and get_default_config_file() is None:

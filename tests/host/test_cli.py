@@ -1,6 +1,7 @@
 """The command line on an ini file, its commands run in-process (``run_cli``); the tests that
 are about the process itself (exit status of the real program, logging) start it as a subprocess."""
 import base64
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -136,8 +137,10 @@ storeplatform.plugins = thirdparty invoicing
     lines = proc.stdout.splitlines()
     assert lines[0] == "demo data loaded"
     assert lines[1].startswith("logins (password demo-password): admin (administrator), manager (shop_manager)")
-    assert lines[2] == f"an application password for REST clients: storeplatform -c {ini} user app-password admin"
-    assert lines[3:] == [f"off: the invoicing REST API; turn it on with storeplatform -c {ini} option set "
+    # The commands as they work when pasted (#31): this installation's script, not a bare name.
+    typed = os.path.relpath(TOOL) if TOOL.startswith(os.getcwd() + os.sep) else TOOL
+    assert lines[2] == f"an application password for REST clients: {typed} -c {ini} user app-password admin"
+    assert lines[3:] == [f"off: the invoicing REST API; turn it on with {typed} -c {ini} option set "
                          "invoicing.rest_api_enabled true"]
     assert (tmp_path / "var" / "fresh.sqlite").exists() and (tmp_path / "var" / "secret.key").exists()
     proc = subprocess.run([TOOL, "-c", str(ini), "option", "get", "site.title"], capture_output=True, text=True,
