@@ -254,3 +254,18 @@ def test_the_favicon_is_a_cacheable_icon(site):
     login = site.app.get("/admin/login")
     icon = login.html.select_one("link[rel=icon]")["href"]
     assert site.app.get(icon).body == res.body
+
+
+# --- the README points inside the repository ------------------------------------------------
+
+def test_the_readme_names_only_what_the_repository_has():
+    text = (ROOT / "README.md").read_text()
+    assert "shared/specs" not in text and "../" not in text
+    links = re.findall(r"\]\(([^)#]+)\)", text)
+    assert "docs/events.md" in links and "docs/examples/webhook_receiver.py" in links
+    for link in links:
+        assert not link.startswith(("http:", "https:")), link
+        assert (ROOT / link).exists(), link
+    # The two set-up commands, and the API's own descriptions.
+    assert "    python3 dev.py serve\n" in text and "    python3 dev.py test\n" in text
+    assert "{rest_root}/openapi.json" in text and "GET {rest_root}/<namespace>/" in text
