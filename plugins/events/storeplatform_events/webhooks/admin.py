@@ -1,6 +1,9 @@
 """The webhooks pages of the admin (manage_options, as the REST routes): the list with status and
-failures, create, edit, pause/resume, delete, the test button and each webhook's delivery log.
-Every change goes through ``manage``, the code of the REST routes."""
+failures, create, edit, pause/resume, delete, the test button, each webhook's delivery log and
+each delivery's page (its request and response) with "Deliver again". Every change goes through
+``manage``, the code of the REST routes."""
+import json
+
 from pyramid.httpexceptions import HTTPNotFound
 from sqlalchemy import select
 
@@ -8,11 +11,13 @@ from storeplatform.api import (AdminPage, InvalidParams, admin_redirect, admin_v
                                id_in_range, refuse_form, site_timezone)
 
 from . import manage
+from .delivery import MAX_SHOWN_BODY
 from .models import WEBHOOK_STATUSES, Webhook, WebhookDelivery
 from .topics import FIRED_TOPICS, TOPICS
 
 WEBHOOKS = AdminPage("webhooks", "Webhooks", "/webhooks", "manage_options", order=50)
 ONE = r"/{id:\d+}"
+DELIVERY = ONE + r"/deliveries/{delivery_id:\d+}"
 FORM = "events/webhook_form.jinja2"
 FIELDS = ("name", "url", "topic", "secret", "status")
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
@@ -116,11 +121,19 @@ def test_webhook(request):
     return admin_redirect(request, f"/webhooks/{webhook_id}/deliveries", notice=notice)
 
 
+def _webhook_id(request):
+    """The webhook id of the URL, or the 404 page for one beyond the integer columns."""
+    webhook_id = int(request.matchdict["id"])
+    if not id_in_range(webhook_id):
+        raise HTTPNotFound()
+    return webhook_id
+
+
 @admin_view(WEBHOOKS, path=ONE + "/deliveries", template="events/webhook_deliveries.jinja2")
 def deliveries(request):
-    webhook_id = request.matchdict["id"]
+    webhook_id = _webhook_id(request)
     item = get_by_id(request.db, Webhook, webhook_id)
-    rows = manage.delivery_log(request.db, int(webhook_id)) if item is not None or id_in_range(int(webhook_id)) else []
+    rows = manage.delivery_log(request.db, webhook_id)
     if item is None and not rows:
         raise HTTPNotFound()  # a deleted webhook's rows stay in the log and are still shown
     tz = site_timezone(request.db)
@@ -129,8 +142,58 @@ def deliveries(request):
             "rows": [_row(d, tz) for d in rows]}
 
 
+def _local(moment, tz):
+    return moment.astimezone(tz).strftime(TIME_FORMAT) if moment is not None else None
+
+
 def _row(delivery: WebhookDelivery, tz):
-    moment = delivery.finished_at or delivery.attempted_at or delivery.created_at
-    return {"time": moment.astimezone(tz).strftime(TIME_FORMAT), "topic": delivery.topic, "uuid": delivery.uuid,
-            "status": delivery.status, "response_code": delivery.response_code, "duration_ms": delivery.duration_ms,
-            "error": delivery.error}
+    # The time shown is the one the log is ordered by: when the delivery was made.
+    return {"id": delivery.id, "time": _local(delivery.created_at, tz), "topic": delivery.topic,
+            "uuid": delivery.uuid, "status": delivery.status, "response_code": delivery.response_code,
+            "duration_ms": delivery.duration_ms, "error": delivery.error, "again": delivery.redelivery_of is not None}
+
+
+def _delivery(request):
+    """(webhook or None, delivery) of the URL; the 404 page when the delivery is not the webhook's."""
+    webhook_id = _webhook_id(request)
+    delivery_id = int(request.matchdict["delivery_id"])
+    delivery = manage.delivery_of(request.db, webhook_id, delivery_id) if id_in_range(delivery_id) else None
+    if delivery is None:
+        raise HTTPNotFound()
+    return get_by_id(request.db, Webhook, webhook_id), delivery
+
+
+def pretty_json(text):
+    """The payload laid out for reading (the exact bytes sent are shown beside it), or None
+    when it is not JSON."""
+    try:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except ValueError:
+        return None
+
+
+@admin_view(WEBHOOKS, path=DELIVERY, template="events/webhook_delivery.jinja2")
+def delivery_page(request):
+    item, delivery = _delivery(request)
+    tz = site_timezone(request.db)
+    problem = None
+    try:
+        manage.check_deliver_again(item, delivery)
+    except manage.CannotDeliverAgain as exc:
+        problem = str(exc)
+    return {"title": f"Delivery {delivery.uuid}", "item": item, "webhook_id": delivery.webhook_id, "d": delivery,
+            "made": _local(delivery.created_at, tz), "attempted": _local(delivery.attempted_at, tz),
+            "finished": _local(delivery.finished_at, tz), "payload": pretty_json(delivery.body),
+            "headers": sorted((delivery.request_headers or {}).items()),
+            "shown_bytes": MAX_SHOWN_BODY, "again_problem": problem}
+
+
+@admin_view(WEBHOOKS, path=DELIVERY + "/again", request_method="POST")
+def deliver_again(request):
+    item, delivery = _delivery(request)
+    path = f"/webhooks/{delivery.webhook_id}/deliveries"
+    try:
+        again = manage.deliver_again(request.db, item, delivery)
+    except manage.CannotDeliverAgain as exc:
+        return admin_redirect(request, f"{path}/{delivery.id}", notice=f"Not sent again: {exc}")
+    return admin_redirect(request, path, notice=f"Delivery queued again as {again.uuid}; the worker sends it.")

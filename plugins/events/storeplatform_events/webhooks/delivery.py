@@ -1,9 +1,10 @@
 """One HTTP attempt of a webhook delivery: headers, signature, the hardened session (one per
 worker thread, its connections kept between deliveries), and what came of it (response code,
-duration, error)."""
+duration, error, the start of the answer body)."""
 import hashlib
 import hmac
 import time
+import zlib
 from dataclasses import dataclass
 
 import requests
@@ -19,6 +20,11 @@ from .targets import DeadlineAdapter, PinnedAddressAdapter
 USER_AGENT = "storeplatform-events-webhooks/1"
 # The largest answer body read to keep its connection for the next delivery.
 MAX_KEPT_BODY = 64 * 1024
+# The part of an answer body kept in the delivery log (bytes as received, then as text).
+MAX_SHOWN_BODY = 4 * 1024
+# How long a body of unknown or large length is waited for, for its shown part only: a
+# receiver that answers its status and then trickles its body holds a worker thread no longer.
+SHOWN_BODY_WAIT = 1.0
 
 
 def signature(secret, body):
@@ -58,6 +64,9 @@ class Outcome:
     response_code: int | None
     duration_ms: int
     error: str | None
+    # The start of the answer body as text (None: no answer), and whether there was more.
+    response_body: str | None = None
+    response_truncated: bool = False
 
     @property
     def success(self):
@@ -111,7 +120,7 @@ class DeliveryClient:
         deadline = started + timeout
         for adapter in self.session.adapters.values():
             adapter.deadline = deadline
-        code, error = None, None
+        code, error, shown, truncated = None, None, None, False
         try:
             with when_about_to_write(when_connected):
                 response = self._post(attempt, (timeout, timeout))
@@ -119,7 +128,7 @@ class DeliveryClient:
                 code = response.status_code
                 if code >= 400:
                     error = f"HTTP {code}"
-                keep_connection(response, deadline)
+                shown, truncated = read_answer(response, deadline)
         except requests.exceptions.TooManyRedirects:
             error = f"more than {MAX_REDIRECTS} redirects"
         except requests.exceptions.Timeout as exc:
@@ -128,14 +137,14 @@ class DeliveryClient:
             error = f"{exc.__class__.__name__}: {exc}"[:1000]
         except (ValueError, OSError) as exc:  # e.g. a malformed redirect location
             error = f"{exc.__class__.__name__}: {exc}"[:1000]
-        return Outcome(code, int((time.monotonic() - started) * 1000), error)
+        return Outcome(code, int((time.monotonic() - started) * 1000), error, shown, truncated)
 
     def _post(self, attempt, timeout):
         """What ``session.post(url, data=body, headers=headers, stream=True)`` sends and
         follows, without preparing the session's part of the request again for each delivery:
         the same request (headers in the same order), sent by the URL's adapter, its redirects
         followed by the session as requests follows them. stream: the answer body is read only
-        when small (see ``keep_connection``)."""
+        when small (see ``read_answer``)."""
         session = self.session
         session.cookies.clear()  # a receiver's cookies live for one delivery and its redirects
         request = self._request(attempt)
@@ -161,27 +170,62 @@ class DeliveryClient:
         return request
 
 
-def keep_connection(response, deadline):
-    """Read a small answer body (Content-Length up to 64 KiB) before the deadline, so that the
-    connection goes back to the pool for the next delivery; a larger, chunked or slower body is
-    not read and its connection is closed with the response. Reading it changes no outcome:
-    the status code decided that already."""
+def read_answer(response, deadline):
+    """(text, truncated): the first ``MAX_SHOWN_BODY`` bytes of the answer body as text, and
+    whether there was more (or the rest did not come in time). A small body (Content-Length up
+    to 64 KiB) is read to its end before the deadline, so that the connection goes back to the
+    pool for the next delivery; of a larger, chunked or slower one only the shown part is
+    waited for (``SHOWN_BODY_WAIT`` at most) and its connection is closed with the response.
+    Reading changes no outcome: the status code decided that already."""
     length = response.headers.get("Content-Length", "")
-    if not is_digits(length) or int(length) > MAX_KEPT_BODY:
-        return
+    whole = is_digits(length) and int(length) <= MAX_KEPT_BODY
+    if not whole:
+        deadline = min(deadline, time.monotonic() + SHOWN_BODY_WAIT)
     raw = response.raw
+    kept = bytearray()
     try:
         while not raw.isclosed():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                return
+                break
             connection = raw.connection
             if connection is not None and connection.sock is not None:
                 connection.sock.settimeout(remaining)  # each wait only for the time left
-            if not raw.read1(MAX_KEPT_BODY, decode_content=False) and not raw.isclosed():
-                return
+            wanted = MAX_KEPT_BODY if whole else MAX_SHOWN_BODY + 1 - len(kept)
+            chunk = raw.read1(wanted, decode_content=False)
+            if not chunk:
+                break
+            if len(kept) <= MAX_SHOWN_BODY:
+                kept += chunk[:MAX_SHOWN_BODY + 1 - len(kept)]
+            if not whole and len(kept) > MAX_SHOWN_BODY:
+                break
     except (HTTPError, OSError, ValueError):  # a broken body costs the connection, nothing else
-        return
+        pass
+    truncated = len(kept) > MAX_SHOWN_BODY or not raw.isclosed()
+    text, more = shown_text(bytes(kept[:MAX_SHOWN_BODY]), response.headers.get("Content-Encoding", ""))
+    return text, truncated or more
+
+
+def shown_text(data, encoding):
+    """(text, more): the body's start as text for the log, gzip and deflate undone (as far as
+    the kept bytes go; ``more`` when they unpack to more than is shown), other encodings named
+    instead; bytes that are not UTF-8 (and NUL, which no text column stores) replaced."""
+    encoding = encoding.strip().lower()
+    more = False
+    if encoding in ("gzip", "x-gzip", "deflate") and data:
+        # wbits 47: a gzip or zlib header, found by itself; raw deflate (-15) as the fallback.
+        for wbits in (47, -15):
+            try:
+                data = zlib.decompressobj(wbits).decompress(data, MAX_SHOWN_BODY + 1)
+                break
+            except zlib.error:
+                continue
+        else:
+            return f"({encoding}-encoded body that could not be read)", False
+        more, data = len(data) > MAX_SHOWN_BODY, data[:MAX_SHOWN_BODY]
+    elif encoding not in ("", "identity") and data:
+        return f"({encoding[:40]}-encoded body, not shown)", False
+    return data.decode("utf-8", "replace").replace("\x00", "\ufffd"), more
 
 
 def post(policy, attempt):

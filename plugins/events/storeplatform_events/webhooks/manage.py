@@ -1,16 +1,16 @@
 """What a site owner does with webhooks, for the REST routes and the admin pages alike: validate
-a body, create, update, delete, send a test delivery, read the delivery log."""
+a body, create, update, delete, send a test delivery, read the delivery log, deliver one again."""
 import secrets
 import string
 import uuid
 
 from sqlalchemy import delete, select
 
-from storeplatform.api import deserialize, utcnow
+from storeplatform.api import deserialize, enqueue_after_commit, get_by_id, utcnow
 
 from .delivery import post, signed_attempt
-from .models import PENDING, SENDING, Webhook, WebhookDelivery
-from .outbox import record
+from .models import FINISHED, PENDING, SENDING, Webhook, WebhookDelivery
+from .outbox import DELIVER_TASK, record
 from .payloads import envelope_body, local_timestamp
 from .schemas import WebhookBody, webhook_update
 from .settings import webhook_policy
@@ -78,6 +78,7 @@ def send_test(request, item):
     """Send a test delivery to the webhook at once and log it; returns the outcome
     (``success``, ``response_code``, ``error``). Commits the request's transaction first."""
     delivery_uuid = str(uuid.uuid4())
+    made = utcnow()  # the log's time of the test: when it was asked for, as a change's delivery
     timestamp = local_timestamp(request.db)
     body = envelope_body(TEST_TOPIC, item.id, timestamp, {"test": True})
     attempt = signed_attempt(item.id, item.url, item.secret, TEST_TOPIC, body, delivery_uuid, timestamp)
@@ -87,7 +88,8 @@ def send_test(request, item):
     request.tm.begin()
     outcome = post(webhook_policy(request.registry), attempt)
     delivery = WebhookDelivery(uuid=delivery_uuid, webhook_id=attempt.webhook_id, topic=TEST_TOPIC,
-                               body=body.decode("utf-8"), timestamp=timestamp, status=SENDING, claimed_at=utcnow())
+                               body=body.decode("utf-8"), timestamp=timestamp, status=SENDING, claimed_at=utcnow(),
+                               created_at=made, queued_at=made)
     request.db.add(delivery)
     request.db.flush()
     record(request.db, delivery.id, attempt, outcome, TEST_TOPIC)
@@ -95,6 +97,49 @@ def send_test(request, item):
 
 
 def delivery_log(session, webhook_id, limit=LOG_LIMIT):
-    """The webhook's deliveries, newest first (pending and sending ones included: the outbox)."""
+    """The webhook's deliveries, newest first by the time the log shows (when each was made: a
+    change, a test, a "deliver again"), ties by id; pending and sending ones included (the
+    outbox). The time a delivery was made never changes, so the order holds from one reading
+    to the next whatever the worker did meanwhile."""
     return session.execute(select(WebhookDelivery).where(WebhookDelivery.webhook_id == webhook_id)
-                           .order_by(WebhookDelivery.id.desc()).limit(limit)).scalars().all()
+                           .order_by(WebhookDelivery.created_at.desc(), WebhookDelivery.id.desc())
+                           .limit(limit)).scalars().all()
+
+
+def delivery_of(session, webhook_id, delivery_id):
+    """Delivery ``delivery_id`` of webhook ``webhook_id`` (a deleted webhook's too), or None
+    (also for ids that cannot exist)."""
+    delivery = get_by_id(session, WebhookDelivery, delivery_id)
+    return delivery if delivery is not None and delivery.webhook_id == webhook_id else None
+
+
+class CannotDeliverAgain(ValueError):
+    """Why a delivery is not sent again (a message for the site owner)."""
+
+
+def check_deliver_again(webhook, delivery):
+    """Raise ``CannotDeliverAgain`` unless ``deliver_again`` would send ``delivery`` again."""
+    if webhook is None or webhook.id != delivery.webhook_id:
+        raise CannotDeliverAgain("The webhook was deleted: its deliveries cannot be sent again.")
+    if delivery.status not in FINISHED:
+        raise CannotDeliverAgain(f"This delivery is still {delivery.status}: wait for its outcome.")
+    if webhook.status != "active":
+        raise CannotDeliverAgain(f"The webhook is {webhook.status}: make it active to deliver again.")
+
+
+def deliver_again(session, webhook, delivery):
+    """A new delivery of ``delivery``'s payload (the same bytes and envelope timestamp), handed
+    to the worker after commit like a change's delivery: signed with the webhook's secret and
+    sent to its URL as they are when the worker sends it, under a new delivery id (it is a new
+    attempt, logged on its own; ``redelivery_of`` names the first). Only a finished delivery of
+    an active webhook is sent again: a pending one is still on its way, and a paused or disabled
+    webhook's would be skipped."""
+    check_deliver_again(webhook, delivery)
+    now = utcnow()
+    again = WebhookDelivery(uuid=str(uuid.uuid4()), webhook_id=webhook.id, topic=delivery.topic, body=delivery.body,
+                            timestamp=delivery.timestamp, status=PENDING, created_at=now, queued_at=now,
+                            redelivery_of=delivery.id)
+    session.add(again)
+    session.flush()
+    enqueue_after_commit(session, DELIVER_TASK, again.id)
+    return again

@@ -1,6 +1,6 @@
 """Tables of the webhooks: the webhooks themselves, and one table of deliveries that is both
 the outbox (rows still ``pending``) and the delivery log (finished rows, the last 100 kept)."""
-from sqlalchemy import JSON, Index, Integer, String, Text
+from sqlalchemy import JSON, Boolean, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from storeplatform.api import Base, UTCDateTime, utcnow
@@ -35,11 +35,14 @@ class WebhookDelivery(Base):
     """``webhook_id`` carries no foreign key: a deleted webhook's log rows stay in the log."""
 
     __tablename__ = "evt_webhook_deliveries"
-    __table_args__ = (Index("ix_evt_webhook_deliveries_status_id", "status", "id"),)
+    # The log of one webhook is read newest first by creation (ties by id): its index serves the
+    # lookups by webhook alone too (a delete's queued work).
+    __table_args__ = (Index("ix_evt_webhook_deliveries_status_id", "status", "id"),
+                      Index("ix_evt_webhook_deliveries_webhook_created_id", "webhook_id", "created_at", "id"))
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     uuid: Mapped[str] = mapped_column(String(36), nullable=False, unique=True)
-    webhook_id: Mapped[int] = mapped_column(Integer, nullable=False, index=True)
+    webhook_id: Mapped[int] = mapped_column(Integer, nullable=False)
     topic: Mapped[str] = mapped_column(String(40), nullable=False)
     # The exact bytes sent (as UTF-8 text), built when the change happened.
     body: Mapped[str] = mapped_column(Text, nullable=False)
@@ -47,6 +50,7 @@ class WebhookDelivery(Base):
     # X-EVT-Timestamp header of every attempt.
     timestamp: Mapped[str] = mapped_column(String(19), nullable=False)
     status: Mapped[str] = mapped_column(String(20), nullable=False, default=PENDING)
+    # When the delivery was made (the change, a test, a "deliver again"): the log's time and order.
     created_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
     # Last hand-off to Huey; the sweep re-queues a pending row only when this is old.
     queued_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
@@ -60,3 +64,9 @@ class WebhookDelivery(Base):
     response_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
     duration_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # The start of the receiver's answer body as text (at most ``delivery.MAX_SHOWN_BODY`` bytes
+    # of it), and whether there was more (or it could not all be read in time).
+    response_body: Mapped[str | None] = mapped_column(Text, nullable=True)
+    response_truncated: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    # The delivery this one sends again ("Deliver again" in the admin), None for the others.
+    redelivery_of: Mapped[int | None] = mapped_column(Integer, nullable=True)

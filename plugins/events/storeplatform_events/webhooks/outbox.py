@@ -10,7 +10,7 @@ from collections import defaultdict, namedtuple
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Integer, and_, bindparam, case, delete, func, or_, select, update
+from sqlalchemy import Boolean, Integer, and_, bindparam, case, delete, func, or_, select, update
 
 from storeplatform.api import UTCDateTime, cached, enqueue_after_commit, utcnow
 from storeplatform.api.advanced import DriverStatement
@@ -205,7 +205,8 @@ def record_outcomes(connection, finished):
         {"delivery_id": f.delivery_id, "expected": SENDING if f.taken else PENDING,
          "new_status": DELIVERED if f.outcome.success else FAILED, "code": f.outcome.response_code,
          "ms": f.outcome.duration_ms, "message": f.outcome.error, "attempted": f.attempted_at, "finished": now,
-         "sent_to": f.attempt.url, "headers": f.attempt.headers} for f in finished])
+         "sent_to": f.attempt.url, "headers": f.attempt.headers, "answer": f.outcome.response_body,
+         "cut": f.outcome.response_truncated if f.outcome.response_body is not None else None} for f in finished])
     kept = [f for f, done in zip(finished, recorded) if done]
     disabled = []
     if kept:
@@ -222,7 +223,8 @@ _RECORD = DriverStatement(
     .values(status=bindparam("new_status"), response_code=bindparam("code"), duration_ms=bindparam("ms"),
             error=bindparam("message"), attempted_at=bindparam("attempted", type_=UTCDateTime),
             finished_at=bindparam("finished", type_=UTCDateTime), url=bindparam("sent_to"),
-            request_headers=bindparam("headers", type_=DELIVERIES.c.request_headers.type))
+            request_headers=bindparam("headers", type_=DELIVERIES.c.request_headers.type),
+            response_body=bindparam("answer"), response_truncated=bindparam("cut", type_=Boolean))
     .returning(DELIVERIES.c.id))
 
 
