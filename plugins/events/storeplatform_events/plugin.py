@@ -117,3 +117,10 @@ def storeplatform_cli_commands(subparsers):
     from .cli import add_commands
 
     add_commands(subparsers)
+
+
+@hookimpl
+def storeplatform_admin_dashboard_panels(request):
+    from .admin_dashboard import dashboard_panels
+
+    return dashboard_panels(request)

@@ -1,7 +1,7 @@
 """Tables of the invoicing plugin: documents (with their PDF bytes), number counters,
 bulk jobs and the download rate-limit windows; and the INSERT that creates a counter or a
 window on first use (each database spells ON CONFLICT with its own construct)."""
-from sqlalchemy import (Boolean, ForeignKey, Index, Integer, LargeBinary, String, Text, UniqueConstraint)
+from sqlalchemy import (Boolean, ForeignKey, Index, Integer, LargeBinary, String, Text, UniqueConstraint, text)
 from sqlalchemy.orm import Mapped, deferred, mapped_column
 
 from storeplatform.api import Base, UTCDateTime, utcnow
@@ -32,6 +32,10 @@ class Document(Base):
         UniqueConstraint("order_id", "document_type", name="uq_invoicing_documents_order_type"),
         UniqueConstraint("document_type", "year", "invoice_number", name="uq_invoicing_documents_number"),
         Index("ix_invoicing_documents_order_generated", "order_id", "generated_at"),
+        # The documents still waiting for their PDF, oldest first (the dashboard, the sweep): a
+        # partial index, as small as the queue.
+        Index("ix_invoicing_documents_waiting", "created_at", "id",
+              postgresql_where=text("generated_at IS NULL"), sqlite_where=text("generated_at IS NULL")),
         {"info": {"generation": "invoicing"}})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

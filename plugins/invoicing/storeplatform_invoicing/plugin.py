@@ -71,3 +71,10 @@ def storeplatform_demo_data(session):
     from .demo import load_demo
 
     load_demo(session)
+
+
+@hookimpl
+def storeplatform_admin_dashboard_panels(request):
+    from .admin_dashboard import dashboard_panels
+
+    return dashboard_panels(request)

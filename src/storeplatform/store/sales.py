@@ -27,7 +27,7 @@ def epoch_quarter(column, dialect_name):
     """The quarter hour of UTC (seconds since 1970 // 900) of a ``UTCDateTime`` column."""
     if dialect_name == "sqlite":
         # SQLite keeps the UTC time as text without a zone: strftime('%s') reads it as UTC.
-        return cast(func.strftime("%s", column), Integer) / QUARTER
+        return cast(func.strftime("%s", column), Integer) // QUARTER
     return cast(func.floor(func.extract("epoch", column) / QUARTER), BigInteger)
 
 
