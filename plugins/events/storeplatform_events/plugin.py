@@ -46,14 +46,14 @@ def storeplatform_includeme(config):
     else:
         from .views import includeme
     includeme(config)
-    from . import admin_desk, page
+    from . import admin_attendees, admin_desk, admin_events, page
     from .webhooks import admin
 
     page.includeme(config)
     # The admin pages are the same in both variants: they call the domain code, not the API.
     config.add_admin_templates("storeplatform_events:admin_templates")
     config.add_admin_static("events", "storeplatform_events:admin_static")
-    config.add_admin_views(admin, admin_desk)
+    config.add_admin_views(admin, admin_desk, admin_events, admin_attendees)
 
 
 @hookimpl
