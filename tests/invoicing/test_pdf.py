@@ -75,8 +75,9 @@ def test_receipt_title(shop):
     assert "Receipt" in pdf_text(pdf_of(shop, order["id"]))
 
 
-def test_site_font_draws_what_dejavu_lacks(shop):
-    shop.set_option("invoicing.font_path", str(FIXTURES / "wqy-microhei-subset.ttf"))
+def test_site_font_draws_what_dejavu_lacks(make_shop):
+    shop = make_shop(**{"invoicing.font_dirs": str(FIXTURES)})  # the fonts the owner may choose from
+    shop.set_option("invoicing.font", "wqy-microhei-subset.ttf")
     order = shop.order("completed", billing={"first_name": "山田", "last_name": "太郎", "city": "東京都",
                                              "company": "Zoë 株式会社"})
     data = pdf_of(shop, order["id"])
@@ -87,10 +88,11 @@ def test_site_font_draws_what_dejavu_lacks(shop):
     assert any(name.endswith("+DejaVuSans") for name in fonts), fonts
 
 
-def test_unreadable_site_font_still_makes_the_document(shop, tmp_path, caplog):
+def test_unreadable_site_font_still_makes_the_document(make_shop, tmp_path, caplog):
     bad = tmp_path / "not-a-font.ttf"
     bad.write_bytes(b"nope")
-    shop.set_option("invoicing.font_path", str(bad))
+    shop = make_shop(**{"invoicing.font_dirs": str(tmp_path)})
+    shop.set_option("invoicing.font", "not-a-font.ttf")
     order = shop.order("completed")
     assert shop.meta(order["id"]).json["file_size"] > 0
     assert "Ωμέγα" in pdf_text(pdf_of(shop, order["id"]))

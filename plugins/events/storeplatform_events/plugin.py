@@ -23,8 +23,12 @@ def storeplatform_site_options():
     return [
         OptionSpec("events.rest_api_enabled", "bool", True, "advanced", "REST API",
                    description=f"Off: every request under events/v1 answers 403 {API_DISABLED.code}."),
+        # The events service contract names this switch and says it is stored with no effect
+        # (delivery does not depend on it): kept for REST clients, left off the settings pages,
+        # where a switch that does nothing would mislead (docs/decisions.md).
         OptionSpec("events.webhooks_enabled", "bool", True, "advanced", "Webhooks",
-                   description="Stored only; webhook delivery does not depend on it."),
+                   description="Stored only; webhook delivery does not depend on it (pause a webhook "
+                               "instead).", hidden=True),
         OptionSpec("events.permalink_base", "string", "", "general", "Event pages",
                    description="URL where a headless front end shows events (the slug is appended); "
                                "empty: the platform's own page /events/<slug>/."),

@@ -1,5 +1,5 @@
 """Fonts for the PDFs: DejaVu Sans ships in the package (the PDF core fonts draw boxes for
-anything beyond Latin-1); a site font (option invoicing.font_path) covers what DejaVu lacks,
+anything beyond Latin-1); a site font (option invoicing.font, font_files.py) covers what DejaVu lacks,
 such as CJK. Text is split into runs, each set in the first font that has its glyphs."""
 import hashlib
 import logging
@@ -48,7 +48,7 @@ def site_font(path):
             try:
                 _site_fonts[path] = _register(name, path, subfontIndex=0)
             except Exception as exc:  # reportlab raises several types for unreadable fonts
-                log.error("invoicing.font_path %s cannot be used: %s", path, exc)
+                log.error("invoicing.font %s cannot be used: %s", path, exc)
                 _site_fonts[path] = None
         return _site_fonts[path]
 

@@ -1,8 +1,13 @@
 """Site options of the invoicing plugin."""
-from storeplatform.api import OptionSpec, site_options
+from storeplatform.api import ORDER_STATUSES, OptionSpec, site_options
+
+from .font_files import font_choices
 
 SECTION = "invoicing"
-DEFAULT_AUTO_STATUSES = "processing completed refunded"
+# The statuses that may create a document: cancelled and failed never do (documents.py's
+# UNBILLABLE_STATUSES), so they are not offered as a choice that would do nothing.
+DOCUMENT_STATUSES = tuple(status for status in ORDER_STATUSES if status not in ("cancelled", "failed"))
+DEFAULT_AUTO_STATUSES = ("processing", "completed", "refunded")
 PREFIX_OPTIONS = {
     "invoice": "invoicing.prefix_invoice",
     "receipt": "invoicing.prefix_receipt",
@@ -15,9 +20,9 @@ def option_specs():
     return [
         OptionSpec("invoicing.rest_api_enabled", "bool", False, "advanced", "Enable REST API",
                    description="Answer the invoicing/v1 REST routes. Enable it only when it is to be called."),
-        OptionSpec("invoicing.auto_statuses", "string", DEFAULT_AUTO_STATUSES, SECTION,
+        OptionSpec("invoicing.auto_statuses", "multichoice", DEFAULT_AUTO_STATUSES, SECTION,
                    "Create a document when an order reaches",
-                   description="Order statuses, separated by spaces or commas. Cancelled and failed never create one."),
+                   description="Cancelled and failed orders never get one.", choices=DOCUMENT_STATUSES),
         OptionSpec("invoicing.default_type", "choice", "invoice", SECTION, "Document type of paid orders",
                    description="Refunded orders get a credit note.", choices=("invoice", "receipt")),
         OptionSpec(PREFIX_OPTIONS["invoice"], "string", "INV", SECTION, "Invoice number prefix"),
@@ -25,14 +30,17 @@ def option_specs():
         OptionSpec(PREFIX_OPTIONS["credit-note"], "string", "CN", SECTION, "Credit note number prefix"),
         OptionSpec(PREFIX_OPTIONS["packing-slip"], "string", "PS", SECTION, "Packing slip number prefix"),
         OptionSpec("invoicing.number_padding", "int", 5, SECTION, "Digits of the sequence number", min=1, max=12),
-        OptionSpec("invoicing.font_path", "string", "", SECTION, "Extra TrueType font",
-                   description="Path of a .ttf or .ttc file (e.g. a CJK font) used for characters the "
-                               "bundled DejaVu Sans lacks."),
+        OptionSpec("invoicing.font", "choice", "", SECTION, "Extra font",
+                   description="A font installed on the server (e.g. a CJK font) for the characters the "
+                               "bundled DejaVu Sans lacks; the list is the TrueType fonts of the folders "
+                               "the ini setting invoicing.font_dirs names.", choices=font_choices),
         OptionSpec("invoicing.download_rate_limit", "int", 30, SECTION, "Storefront downloads per minute and address",
                    min=1, max=100000),
     ]
 
 
 def auto_statuses(session):
-    text = site_options(session)["invoicing.auto_statuses"]
-    return {s for s in text.replace(",", " ").split() if s}
+    value = site_options(session)["invoicing.auto_statuses"]
+    if isinstance(value, str):  # stored before the option was a list: names separated by spaces or commas
+        value = value.replace(",", " ").split()
+    return set(value)

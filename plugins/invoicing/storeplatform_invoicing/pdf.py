@@ -14,7 +14,9 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, Tabl
 
 from storeplatform.api import (CURRENCY_SYMBOLS, counter, currency_format, format_money, histogram, site_options,
                                site_timezone)
+from storeplatform.api.advanced import registry_of
 
+from .font_files import font_file
 from .fonts import bundled_fonts, markup, site_font
 
 # Table cells have 6 points of padding on either side (reportlab's default).
@@ -62,7 +64,7 @@ def render_pdf(session, order, document, generated_at):
     with _render_lock:
         started = time.perf_counter()
         regular, bold = bundled_fonts()
-        extra = site_font(options["invoicing.font_path"])
+        extra = site_font(font_file(registry_of(session).settings, options["invoicing.font"]))
         fallbacks = (extra,) if extra else ()
         data = _build(order, document, generated_at.astimezone(tz), order.created_at.astimezone(tz), options,
                       fmt, regular, bold, fallbacks)

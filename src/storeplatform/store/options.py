@@ -1,6 +1,7 @@
 """Site options: declared by the host and plugins (key, type, default, section, label), kept
 in the ``options`` table, kept per process until one of them changes."""
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy.exc import IntegrityError
@@ -11,20 +12,30 @@ from ..errors import InvalidParams
 from ..values import parse_bool, parse_decimal
 from .models import Option
 
-TYPES = ("bool", "string", "text", "int", "decimal", "choice", "timezone")
+TYPES = ("bool", "string", "text", "int", "decimal", "choice", "multichoice", "timezone")
+HOST = ""  # the ``plugin`` of the host's own options
 
 
 @dataclass(frozen=True)
 class OptionSpec:
+    """One site option. ``choices``: the values a ``choice`` (one of them) or ``multichoice``
+    (a list of them) may take, either a tuple or a function of the site's ini settings returning
+    them (choices that depend on the deployment, e.g. the fonts installed). ``hidden``: kept for
+    REST clients and the CLI but left off the admin's settings pages (a value with no effect
+    there that a service contract names). ``plugin`` is filled in when the specs are collected:
+    the name of the plugin that declared the option (``""`` for the host's)."""
+
     key: str
     type: str
     default: object
     section: str
     label: str
     description: str = ""
-    choices: tuple = field(default=())
+    choices: tuple | Callable = field(default=())
     min: int | None = None
     max: int | None = None
+    hidden: bool = False
+    plugin: str = HOST
 
 
 class OptionError(ValueError):
@@ -32,14 +43,18 @@ class OptionError(ValueError):
 
 
 def collect_specs(pm):
+    """Every declared option by key, each marked with the plugin that declared it (the host's
+    own modules, ``storeplatform.*``, are the host)."""
     specs = {}
-    for group in pm.hook.storeplatform_site_options():
-        for spec in group or ():
+    for impl in reversed(pm.hook.storeplatform_site_options.get_hookimpls()):  # pluggy's call order
+        name = pm.get_name(impl.plugin) or ""
+        plugin = HOST if name.startswith("storeplatform.") else name
+        for spec in impl.function() or ():
             if spec.type not in TYPES:
                 raise ValueError(f"option {spec.key}: unknown type {spec.type!r}")
             if spec.key in specs:
                 raise ValueError(f"option {spec.key} is declared twice")
-            specs[spec.key] = spec
+            specs[spec.key] = replace(spec, plugin=plugin)
     return specs
 
 
@@ -47,8 +62,17 @@ def specs_of(registry):
     return registry["options.specs"]
 
 
-def coerce(spec, value):
-    """The typed value for ``value`` (JSON value or text from the CLI), or OptionError."""
+def choices_of(spec, registry):
+    """The values ``spec`` may take on this site (its choices, or what its function returns)."""
+    if callable(spec.choices):
+        return tuple(spec.choices(registry.settings or {}))
+    return tuple(spec.choices)
+
+
+def coerce(spec, value, choices=None):
+    """The typed value for ``value`` (JSON value or text from the CLI), or OptionError.
+    ``choices``: the spec's choices on this site (``choices_of``), for a spec whose choices are
+    a function."""
     t = spec.type
     if t == "bool":
         try:
@@ -70,10 +94,16 @@ def coerce(spec, value):
             return str(parse_decimal(value))
         except ValueError:
             raise OptionError(f"{spec.key} must be a finite number")
-    if t == "choice":
-        if value not in spec.choices:
-            raise OptionError(f"{spec.key} must be one of {', '.join(map(str, spec.choices))}")
-        return value
+    if t in ("choice", "multichoice"):
+        allowed = tuple(spec.choices) if choices is None else tuple(choices)
+        if t == "choice":
+            if isinstance(value, (str, int)) and not isinstance(value, bool) and value in allowed:
+                return value
+            named = ", ".join(str(c) for c in allowed if c != "")
+            if "" in allowed:
+                raise OptionError(f"{spec.key} must be empty or one of {named}" if named else f"{spec.key} must be empty")
+            raise OptionError(f"{spec.key} must be one of {named}")
+        return _multichoice(spec, value, allowed)
     if t == "timezone":
         try:
             ZoneInfo(str(value))
@@ -83,6 +113,19 @@ def coerce(spec, value):
     if not isinstance(value, str):
         raise OptionError(f"{spec.key} must be text")
     return value
+
+
+def _multichoice(spec, value, allowed):
+    """A list of choices, in the order of the choices, each once. Sent as a JSON list, or as
+    text with the names separated by spaces or commas (the command line)."""
+    if isinstance(value, str):
+        value = value.replace(",", " ").split()
+    if not isinstance(value, (list, tuple)) or not all(isinstance(item, str) for item in value):
+        raise OptionError(f"{spec.key} must be a list of names")
+    unknown = [item for item in value if item not in allowed]
+    if unknown:
+        raise OptionError(f"{spec.key}: {', '.join(unknown)} not one of {', '.join(allowed)}")
+    return [choice for choice in allowed if choice in value]
 
 
 def site_options(session):
@@ -106,10 +149,11 @@ def _read_options(session):
 
 def set_option(session, key, value):
     """Validate and store one option; returns the stored value."""
-    specs = specs_of(registry_of(session))
+    registry = registry_of(session)
+    specs = specs_of(registry)
     if key not in specs:
         raise OptionError(f"unknown option {key!r}")
-    value = coerce(specs[key], value)
+    value = coerce(specs[key], value, choices_of(specs[key], registry))
     row = session.get(Option, key)
     if row is None:
         try:
@@ -138,13 +182,33 @@ def sections_of(registry):
     return sorted(names, key=lambda name: (name != "general", name == "advanced", name))
 
 
-def set_section(session, section, values):
-    """Validate and store ``values`` (``{key: value}``) of one section: what ``PUT
-    store/v1/settings/<section>`` and the admin's settings pages both do. Raises
+def group_of(spec):
+    """The settings page an option is shown on: its plugin's name, or for the host's own
+    options their section (general, store, security...)."""
+    return spec.plugin or spec.section
+
+
+def groups_of(registry):
+    """The settings pages: the host's sections (``general`` first), then one per plugin that
+    declares options, by name; hidden options count for none."""
+    host = {spec.section for spec in specs_of(registry).values() if not spec.plugin and not spec.hidden}
+    plugins = {spec.plugin for spec in specs_of(registry).values() if spec.plugin and not spec.hidden}
+    return [*sorted(host, key=lambda name: (name != "general", name == "advanced", name)),
+            *sorted(plugins - host)]
+
+
+def group_specs(registry, group):
+    """The options shown on one settings page, in declaration order, hidden ones left out."""
+    return [spec for spec in specs_of(registry).values() if group_of(spec) == group and not spec.hidden]
+
+
+def set_options(session, values, specs, outside="not an option of this page"):
+    """Validate and store ``values`` (``{key: value}``), each key one of ``specs``: the one
+    write path of ``PUT store/v1/settings/<section>`` and the admin's settings pages. Raises
     ``InvalidParams`` naming every bad key and value at once; the caller's transaction must then
     be aborted (the valid values were written), so that nothing is half-saved."""
-    specs = {spec.key for spec in section_specs(registry_of(session), section)}
-    errors = {key: f"not an option of section {section}" for key in values if key not in specs}
+    keys = {spec.key for spec in specs}
+    errors = {key: outside for key in values if key not in keys}
     for key, value in values.items():
         if key in errors:
             continue
@@ -154,6 +218,12 @@ def set_section(session, section, values):
             errors[key] = str(exc)
     if errors:
         raise InvalidParams(errors)
+
+
+def set_section(session, section, values):
+    """``set_options`` for the options of one section (``PUT store/v1/settings/<section>``)."""
+    set_options(session, values, section_specs(registry_of(session), section),
+                outside=f"not an option of section {section}")
 
 
 def site_timezone(session):
