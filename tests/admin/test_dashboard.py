@@ -116,10 +116,12 @@ def test_tickets_sold_against_capacity_of_the_next_events(make_site):
     page = site.app.get("/admin/")
     rows = page.html.select("#dash-tickets-table tbody tr")
     assert [int(r["data-event"]) for r in rows[:3]] == [open_air, soon, later] and len(rows) == 8
-    assert cells(page, "#dash-tickets-table tbody tr")[:3] == [
-        ["Open air", today.isoformat() + " 00:00", "5", "no limit"],
-        ["Soon", (today + timedelta(days=2)).isoformat() + " 19:30", "2 (50 %)", "4"],
-        ["Later", (today + timedelta(days=20)).isoformat() + " 00:00", "0 (0 %)", "50"],
+    shown = [[" ".join(tr.select_one(selector).text.split()) if tr.select_one(selector) else None
+              for selector in (".title", ".dash-when", ".sold", ".percent", ".capacity")] for tr in rows[:3]]
+    assert shown == [
+        ["Open air", today.isoformat() + " 00:00", "5", None, "no limit"],
+        ["Soon", (today + timedelta(days=2)).isoformat() + " 19:30", "2", "50 %", "4"],
+        ["Later", (today + timedelta(days=20)).isoformat() + " 00:00", "0", "0 %", "50"],
     ]
     data = chart_data(page, "dash-tickets-chart")
     assert data["labels"][:3] == ["Open air", "Soon", "Later"]

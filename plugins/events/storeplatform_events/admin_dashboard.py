@@ -184,7 +184,7 @@ def _webhooks_panel(request):
             }}
 
 
-def _short(title, length=28):
+def _short(title, length=20):
     return title if len(title) <= length else title[:length - 1] + "…"
 
 

@@ -19,9 +19,9 @@
     if (ds.type) { out.type = ds.type; }
     if (type === "line") {
       out.backgroundColor = color;
-      out.borderWidth = 2;
-      out.pointRadius = ds.data.length > 40 ? 0 : 2;
-      out.tension = 0.25;
+      out.borderWidth = 1.5;
+      out.pointRadius = ds.data.length > 20 ? 1.5 : 2.5;
+      out.cubicInterpolationMode = "monotone"; // a curve that never overshoots below zero
       out.order = 0; // drawn over the bars
     } else if (type === "doughnut") {
       out.backgroundColor = ds.colors || COLORS;
