@@ -137,3 +137,12 @@ def storeplatform_admin_dashboard_panels(request):
     with), or nothing. Return only the panels the user has the capability for (the capability
     of the page the panel's numbers belong to); read with a bounded number of statements.
     """
+
+
+@hookspec
+def storeplatform_admin_order_sections(request, order):
+    """Collect. What a plugin shows on an order's admin page (``{base_url}/admin/orders/<id>``):
+    a list of dicts ``{"title", "text", "links": [{"label", "url"}]}`` (each key optional but
+    ``title``), or nothing. The page is shown to ``manage_shop``; read with a bounded number
+    of statements (the invoicing plugin: the order's documents and their PDFs).
+    """

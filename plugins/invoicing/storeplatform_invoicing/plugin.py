@@ -78,3 +78,10 @@ def storeplatform_admin_dashboard_panels(request):
     from .admin_dashboard import dashboard_panels
 
     return dashboard_panels(request)
+
+
+@hookimpl
+def storeplatform_admin_order_sections(request, order):
+    from .admin_order_documents import order_sections
+
+    return order_sections(request, order)

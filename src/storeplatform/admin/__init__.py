@@ -23,10 +23,10 @@ def includeme(config):
     config.add_directive("add_admin_static", add_admin_static)
     config.add_static_view(f"{STATIC}/admin", "storeplatform.admin:static", cache_max_age=3600,
                            permission=NO_PERMISSION_REQUIRED)
-    from . import login, settings, users
+    from . import customers, login, orders, products, settings, users
 
     login.includeme(config)
-    add_admin_views(config, settings, users)
+    add_admin_views(config, settings, users, orders, products, customers)
     add_admin_error_views(config)
 
 

@@ -9,7 +9,8 @@ from ..db.types import Money, UTCDateTime, utcnow
 
 class User(Base):
     __tablename__ = "users"
-    __table_args__ = {"info": {"generation": "auth"}}
+    # Users per role kept by the database (db/counts.py): the admin's customers list's total.
+    __table_args__ = (Index("ix_users_role_id", "role", "id"), {"info": {"generation": "auth", "counts": (("role",),)}})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     login: Mapped[str] = mapped_column(String(60), unique=True)
@@ -149,7 +150,9 @@ class PostTerm(Base):
 
 class Product(Base):
     __tablename__ = "products"
-    __table_args__ = (Index("ix_products_status_id", "status", "id"), {"info": {"generation": "store"}})
+    # Products per status kept by the database (db/counts.py): the admin list's total is a lookup.
+    __table_args__ = (Index("ix_products_status_id", "status", "id"),
+                      {"info": {"generation": "store", "counts": (("status",),)}})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(250))
@@ -171,6 +174,8 @@ class Order(Base):
     __table_args__ = (Index("ix_orders_status_id", "status", "id"),
                       # Orders of a range of days (the dashboard's sales per day): a walk of the index.
                       Index("ix_orders_created_id", "created_at", "id"),
+                      # A page of customers' order counts and totals: their orders, not every order.
+                      Index("ix_orders_customer_id", "customer_id"),
                       {"info": {"generation": "store", "counts": (("status",),)}})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
