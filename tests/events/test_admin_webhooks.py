@@ -45,11 +45,15 @@ def field_error(page, name):
 
 
 def log_rows(page):
-    """(time, topic, delivery id, status, response, duration, error) of each row of the log."""
-    cells = (r'<td data-label="{}"[^>]*>(?:<code[^>]*>|<span class="badge \w+">|<a class="uuid" href="[^"]*">)?'
-             r'([^<]*)(?:</code>|</span>|</a>)?(?: <span class="again-mark">again</span>)?</td>\s*')
+    """(time, topic, delivery id, status, response, duration, error) of each row of the log; the
+    delivery id in full (the link's data-uuid: the cell shows its first 8 characters)."""
     names = ("Time", "Topic", "Delivery ID", "Status", "Response", "Duration", "Error")
-    return re.findall("".join(cells.format(name) for name in names), page.text)
+    rows = []
+    for row in re.findall(r'<tr data-id="\d+">(.*?)</tr>', page.text, re.S):
+        cells = dict(re.findall(r'<td data-label="([^"]+)"[^>]*>(.*?)</td>', row, re.S))
+        cells["Delivery ID"] = re.search(r'data-uuid="([^"]+)"', cells["Delivery ID"]).group(1)
+        rows.append(tuple(re.sub(r"<[^>]+>", "", cells[name]).strip() for name in names))
+    return rows
 
 
 def log_ids(page):

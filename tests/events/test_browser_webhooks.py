@@ -1,6 +1,7 @@
 """Webhooks in a real Chromium: create one to a real receiver on 127.0.0.1, send a test, see the
 delivery in the log; a change's delivery goes through a real Huey consumer (Redis in the
-PostgreSQL run, SQLite otherwise) and appears in the log too."""
+PostgreSQL run, SQLite otherwise) and appears in the log too; its page shows the request and
+the response, and "Deliver again" sends the same payload through the worker."""
 import pytest
 
 from storeplatform.testing import queue_url, wait_for
@@ -42,6 +43,11 @@ def test_create_a_webhook_send_a_test_and_see_the_deliveries(make_site, tmp_path
     row = page.locator("#webhooks tbody tr")
     assert row.count() == 1 and row.locator(".badge").inner_text() == "active"
     browser.screenshot("webhooks")
+    # At desktop width a row is one line of buttons, not a stack of five.
+    page.set_viewport_size({"width": 1280, "height": 800})
+    actions = row.locator(".actions").bounding_box()
+    assert actions["height"] < 60, actions
+    assert row.bounding_box()["height"] < 80
     # The test button: its response code, and the delivery in the log.
     with page.expect_navigation():
         row.locator("button.test").click()
@@ -50,7 +56,8 @@ def test_create_a_webhook_send_a_test_and_see_the_deliveries(make_site, tmp_path
     assert signed_by(received, "door-secret") and payload(received)["topic"] == "test"
     first = page.locator("#deliveries tbody tr")
     assert first.count() == 1
-    assert first.locator("code.uuid").inner_text() == received.headers["X-EVT-Delivery"]
+    assert first.locator("a.uuid").get_attribute("title") == received.headers["X-EVT-Delivery"]
+    assert first.locator("a.uuid").inner_text() == received.headers["X-EVT-Delivery"][:8] + "…"
     assert first.locator(".response").inner_text() == "200"
     # A change: written with it, delivered by the worker, shown in the log.
     event = wh.event("Opening night")
@@ -62,10 +69,36 @@ def test_create_a_webhook_send_a_test_and_see_the_deliveries(make_site, tmp_path
             return page.locator("#deliveries .badge.delivered").count() == 2
 
         wait_for(delivered_in_log, timeout=20, interval=0.3)
-    newest = page.locator("#deliveries tbody tr").first
-    assert newest.locator("code").first.inner_text() == "event.created"
-    assert payload(receiver.posts("/door")[1])["data"]["id"] == event["id"]
-    browser.screenshot("webhook-deliveries")
+        newest = page.locator("#deliveries tbody tr").first
+        assert newest.locator("code").first.inner_text() == "event.created"
+        assert payload(receiver.posts("/door")[1])["data"]["id"] == event["id"]
+        browser.screenshot("webhook-deliveries")
+        # The delivery's page: what was sent and what came back.
+        with page.expect_navigation():
+            newest.locator("a.uuid").click()
+        sent = receiver.posts("/door")[1]
+        assert page.inner_text("#request-url") == receiver.url("/door")
+        assert page.inner_text("#request-body") == sent.body.decode()
+        assert sent.headers["X-EVT-Signature"] in page.inner_text("#request-headers")
+        assert page.inner_text("#response-code") == "200" and page.inner_text("#response-body") == "ok"
+        browser.screenshot("webhook-delivery")
+        # Deliver again: queued, sent by the worker, the same bytes signed the same way.
+        with page.expect_navigation():
+            page.click("#again-form button")
+        assert page.inner_text("p.notice").startswith("Delivery queued again as ")
+        wait_for(lambda: len(receiver.posts("/door")) == 3, timeout=20)
+        again = receiver.posts("/door")[2]
+        assert again.body == sent.body and signed_by(again, "door-secret")
+        assert again.headers["X-EVT-Delivery"] != sent.headers["X-EVT-Delivery"]
+
+        def again_in_log():
+            page.reload()
+            return page.locator("#deliveries .badge.delivered").count() == 3
+
+        wait_for(again_in_log, timeout=20, interval=0.3)
+        top = page.locator("#deliveries tbody tr").first
+        assert top.locator("a.uuid").get_attribute("title") == again.headers["X-EVT-Delivery"]
+        assert top.locator(".again-mark").count() == 1
     # Edit, pause, delete.
     browser.goto("/admin/webhooks")
     with page.expect_navigation():
