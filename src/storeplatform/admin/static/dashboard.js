@@ -21,7 +21,7 @@
       out.backgroundColor = color;
       out.borderWidth = 1.5;
       out.pointRadius = ds.data.length > 20 ? 1.5 : 2.5;
-      out.cubicInterpolationMode = "monotone"; // a curve that never overshoots below zero
+      out.tension = 0; // straight between days: a curve would invent values between them
       out.order = 0; // drawn over the bars
     } else if (type === "doughnut") {
       out.backgroundColor = ds.colors || COLORS;
