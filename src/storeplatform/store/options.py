@@ -1,5 +1,6 @@
 """Site options: declared by the host and plugins (key, type, default, section, label), kept
 in the ``options`` table, kept per process until one of them changes."""
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -117,9 +118,13 @@ def coerce(spec, value, choices=None):
 
 def _multichoice(spec, value, allowed):
     """A list of choices, in the order of the choices, each once. Sent as a JSON list, or as
-    text with the names separated by spaces or commas (the command line)."""
+    text: the names separated by spaces or commas, or the JSON list ``option get`` prints (the
+    command line)."""
     if isinstance(value, str):
-        value = value.replace(",", " ").split()
+        try:
+            value = json.loads(value) if value.lstrip().startswith("[") else value.replace(",", " ").split()
+        except ValueError:
+            raise OptionError(f"{spec.key} must be a list of names")
     if not isinstance(value, (list, tuple)) or not all(isinstance(item, str) for item in value):
         raise OptionError(f"{spec.key} must be a list of names")
     unknown = [item for item in value if item not in allowed]
