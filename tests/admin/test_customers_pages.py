@@ -22,11 +22,11 @@ def customers(make_site, n):
     return site
 
 
-def buy(site, login_name, times):
+def buy(site, login_name, times, status="completed"):
     with site.session() as s:
         user_id = s.execute(select(User.id).where(User.login == login_name)).scalar_one()
         for _ in range(times):
-            create_order(s, line_items=[{"product_id": 1, "quantity": 2}], customer_id=user_id)
+            create_order(s, line_items=[{"product_id": 1, "quantity": 2}], customer_id=user_id, status=status)
     return user_id
 
 
@@ -37,13 +37,22 @@ def logins(page):
 def test_the_list_with_order_figures_search_and_pages(make_site):
     site = customers(make_site, 55)
     user_id = buy(site, "cust54", 3)
+    buy(site, "cust54", 1, status="cancelled")  # an order, but nothing spent
+    buy(site, "cust53", 1, status="pending")
     page = assert_page(site.app.get("/admin/customers"), 200, "1–50 of 55 customers.")
     assert logins(page)[0] == "cust54" and "ed" not in logins(page)
     first = page.html.select_one("#customers tbody tr")
-    assert first.select_one("td[data-label=Orders]").text == "3"
+    assert first.select_one("td[data-label=Orders]").text == "4"
     assert first.select_one("td[data-label=Spent]").text == "75.0000"
+    # Their orders, on the Orders page.
+    theirs = site.app.get(first.select_one("td[data-label=Orders] a")["href"])
+    assert theirs.html.select_one(".list-total").text == "1–4 of 4 orders found."
+    assert_page(site.app.get("/admin/orders?customer=" + "9" * 20, status=400), 400, "customer must be a user id")
+    assert_page(site.app.get("/admin/orders?customer=x", status=400), 400, "customer must be a user id")
     assert first.select_one("td[data-label=Login] a")["href"].endswith(f"/admin/users/{user_id}")
-    assert page.html.select("#customers tbody tr")[1].select_one("td[data-label=Spent]").text == "—"
+    second = page.html.select("#customers tbody tr")[1]
+    assert (second.select_one("td[data-label=Orders]").text, second.select_one("td[data-label=Spent]").text) == ("1", "—")
+    assert page.html.select("#customers tbody tr")[2].select_one("td[data-label=Orders]").text == "0"
     assert_page(page.click("Next"), 200, "51–55 of 55 customers.")
     assert logins(site.app.get("/admin/customers", {"search": "C1@BUYERS"})) == ["cust01"]
     assert site.app.get("/admin/customers", {"search": "cust0"}).html.select_one(".list-total").text == \

@@ -2,16 +2,18 @@
 with their order count and total spent, and its CSV export. A customer is edited on the Users
 pages (``admin/users.py``: the accounts' own rules). Guest orders (no account) are not
 customers here: the Orders list finds them by e-mail."""
-from sqlalchemy import func, or_, select
+from sqlalchemy import case, func, or_, select
 
 from ..db.counts import count_rows
 from ..store.models import Order, User
 from ..store.options import site_timezone
+from ..store.orders import PAID_STATUSES
 from .listing import csv_response, export_filename, list_query, page_of, text_contains
 from .pages import AdminPage, admin_view
 
 CUSTOMERS = AdminPage("customers", "Customers", "/customers", "manage_shop", order=22, section="Shop")
 ROLE = "customer"
+SPENT = case((Order.status.in_(PAID_STATUSES), Order.total))
 
 
 def _keys(query):
@@ -23,11 +25,11 @@ def _keys(query):
 
 
 def order_figures(session, ids):
-    """{customer id: (orders, total)} of ``ids``, in one statement (their orders only: an index).
-    Every order counts, whatever its status, as the Orders list shows them."""
+    """{customer id: (orders, spent)} of ``ids``, in one statement (their orders only: an index):
+    every order of theirs, and the total of the paid ones (``PAID_STATUSES``: what they spent)."""
     if not ids:
         return {}
-    rows = session.execute(select(Order.customer_id, func.count(), func.sum(Order.total))
+    rows = session.execute(select(Order.customer_id, func.count(), func.sum(SPENT))
                            .where(Order.customer_id.in_(ids)).group_by(Order.customer_id))
     return {customer: (n, total) for customer, n, total in rows}
 
@@ -48,7 +50,7 @@ def list_customers(request):
 @admin_view(CUSTOMERS, path="/export.csv")
 def export_customers(request):
     query = list_query(request, dates=False)
-    figures = select(Order.customer_id, func.count().label("orders"), func.sum(Order.total).label("spent")) \
+    figures = select(Order.customer_id, func.count().label("orders"), func.sum(SPENT).label("spent")) \
         .where(Order.customer_id.is_not(None)).group_by(Order.customer_id).subquery()
     stmt = select(User.id, User.login, User.display_name, User.email, User.created_at, User.disabled,
                   func.coalesce(figures.c.orders, 0), figures.c.spent) \

@@ -3,13 +3,14 @@ dates, paging), its CSV export (one row per order, or per line), and an order's 
 lines, totals, customer, documents, and its status changed as REST's order update changes it:
 the same validation, the same ``storeplatform_order_status_changed`` action and so the same
 webhooks)."""
-from pyramid.httpexceptions import HTTPNotFound
+from pyramid.httpexceptions import HTTPBadRequest, HTTPNotFound
 from sqlalchemy import or_, select
 
 from ..db import get_by_id
 from ..db.counts import count_rows
 from ..errors import InvalidParams
 from ..rest.schema import deserialize
+from ..values import id_in_range
 from ..store import schemas
 from ..store.models import Order, OrderItem, User
 from ..store.options import site_timezone
@@ -35,6 +36,9 @@ def _conditions(query, tz):
     conditions = []
     if query.status:
         conditions.append(Order.status == query.status)
+    customer = query.extra.get("customer", "")
+    if customer:  # a customer's orders (the Customers page links them); checked by orders_query
+        conditions.append(Order.customer_id == int(customer))
     start, end = query.utc_range(tz)
     if start is not None:
         conditions.append(Order.created_at >= start)
@@ -57,7 +61,11 @@ def _ordered(stmt, query, tz):
 
 
 def orders_query(request):
-    return list_query(request, statuses=STATUSES, extra=("lines",))
+    query = list_query(request, statuses=STATUSES, extra=("lines", "customer"))
+    customer = query.extra["customer"]
+    if customer and not (customer.isascii() and customer.isdigit() and id_in_range(int(customer))):
+        raise HTTPBadRequest(f"This list cannot be shown: customer must be a user id, not {customer[:20]!r}.")
+    return query
 
 
 @admin_view(ORDERS, template="admin/orders.jinja2")
@@ -70,7 +78,7 @@ def list_orders(request):
     # customer in one statement.
     stmt = select(*columns).outerjoin(User, User.id == Order.customer_id).order_by(Order.id.desc())
     # Unfiltered or by status alone, the total is the count the database keeps.
-    total = None if query.search or query.date_from or query.date_to else \
+    total = None if query.search or query.date_from or query.date_to or query.extra["customer"] else \
         count_rows(request.db, Order, **({"status": query.status} if query.status else {}))
     p = page_of(request, query, stmt, total=total, keys=_ordered(select(Order.id), query, tz))
     return {"title": "Orders", "p": p, "query": query, "statuses": STATUSES, "badges": STATUS_BADGES, "tz": tz,
