@@ -71,7 +71,7 @@ def _query(request):
     return list_query(request, statuses=ATTENDEE_STATUSES, dates=False)
 
 
-def _list_page(request, event, query, problem=None, problem_row=None):
+def _list_page(request, event, query, problem=None, problem_row=None, row_problem=None):
     v = _list_values(query, event)
     stmt, keys = list_query_of_rest(v)
     pager = page_of(request, query, stmt, total=list_total(request.db, v), keys=keys)
@@ -81,7 +81,8 @@ def _list_page(request, event, query, problem=None, problem_row=None):
             "event": event, "attendees": rows, "pager": pager, "query": query, "kept": query.params(),
             "statuses": ATTENDEE_STATUSES, "labels": STATUS_LABELS, "badges": STATUS_BADGES, "base": _base(event),
             "export_url": admin_url(request, _base(event) + "/export.csv", **query.params(page=1)),
-            "local": lambda moment: plain_local(moment, tz), "problem": problem, "problem_row": problem_row}
+            "local": lambda moment: plain_local(moment, tz), "problem": problem, "problem_row": problem_row,
+            "row_problem": row_problem}
 
 
 @admin_view(ATTENDEES, template="events/attendees.jinja2")
@@ -162,7 +163,7 @@ def _move(request, verb):
         return admin_redirect(request, path, notice=f"Ticket {attendee.ticket_code} {done}.")
     refuse_form(request, status=status)
     values = _list_page(request, event, query, problem=f"Ticket {attendee.ticket_code}: {problem}",
-                        problem_row=attendee.id)
+                        problem_row=attendee.id, row_problem=problem)
     # The pager's links lead to the list, not to this form's address.
     pager = values["pager"]
     pager.prev_url, pager.next_url = (
