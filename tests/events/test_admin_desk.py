@@ -2,10 +2,14 @@
 result of a scan (the same check-in as POST /checkin: same actions, same webhook outbox), live
 stats and recent check-ins, the capability gate, and hostile input (form token, ids, code
 text, bytes that are not UTF-8): never a 500, nothing changed by a refused request."""
-from datetime import date, timedelta
+import re
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 from sqlalchemy import select
+
+from storeplatform.testing import statements_run
+from storeplatform_events import desk
 
 from admin.helpers import assert_page, login, token
 from storeplatform_events.webhooks.models import WebhookDelivery
@@ -65,7 +69,13 @@ def test_the_desk_page_shows_the_event_the_stats_and_the_scripts(door):
     assert decoder.content_type in ("application/javascript", "text/javascript") and len(decoder.body) == 256885
 
 
-def test_the_event_choice_lists_coming_events_first_and_leaves_trashed_ones_out(door):
+def chooser_ids(page, part):
+    """The event ids listed under ``part`` (today, upcoming, past, found), in their order."""
+    match = re.search(rf'<ul class="desk-events" id="desk-{part}-list">(.*?)</ul>', page.text, re.S)
+    return [int(n) for n in re.findall(r'data-id="(\d+)"', match.group(1))] if match else []
+
+
+def test_the_event_choice_has_today_upcoming_and_past_and_leaves_trashed_ones_out(door):
     evt = door.evt
     past = evt.event("Last year", start_date="2020-05-01", end_date="2020-05-01")
     gone = evt.event("Trashed", start_date=date.today().isoformat(), end_date=date.today().isoformat())
@@ -73,9 +83,75 @@ def test_the_event_choice_lists_coming_events_first_and_leaves_trashed_ones_out(
     page = assert_page(door.app.get("/admin/checkin"), 200, "Choose the event")
     text = page.text
     assert text.index("Gala") < text.index("Other night") < text.index("Last year")
+    assert chooser_ids(page, "today") == [door.event["id"]]
+    assert chooser_ids(page, "upcoming") == [door.other["id"]]
+    assert chooser_ids(page, "past") == [past["id"]]
     assert "Trashed" not in text
     assert f'href="http://localhost/admin/checkin/{past["id"]}"' in text
     assert_page(door.app.get(f"/admin/checkin/{gone['id']}", status=404), 404)
+
+
+@pytest.mark.parametrize("zone, local_today", [("Europe/Vienna", "2026-03-11"), ("UTC", "2026-03-10"),
+                                               ("America/Los_Angeles", "2026-03-10")])
+def test_the_choice_splits_events_around_local_midnight_in_the_site_time_zone(door, monkeypatch, zone, local_today):
+    """At 23:30 UTC it is already tomorrow in Vienna (00:30) and still today in Los Angeles."""
+    instant = datetime(2026, 3, 10, 23, 30, tzinfo=timezone.utc)
+    monkeypatch.setattr(desk, "local_now", lambda tz: instant.astimezone(tz))
+    evt = door.evt
+    evt.site.set_option("site.timezone", zone)
+    festival = evt.event("Festival", start_date="2026-03-01", end_date="2026-03-20")
+    late = evt.event("Late show", start_date="2026-03-10", start_time="22:00", end_date="2026-03-10", end_time="23:59")
+    overnight = evt.event("Over midnight", start_date="2026-03-10", start_time="22:00", end_date="2026-03-11",
+                          end_time="02:00")
+    breakfast = evt.event("Breakfast", start_date="2026-03-11", start_time="00:00", end_date="2026-03-11")
+    later = evt.event("Next day", start_date="2026-03-12", end_date="2026-03-12")
+    old = evt.event("Old", start_date="2025-01-01", end_date="2025-01-01")
+    page = assert_page(door.app.get("/admin/checkin"), 200, f"today is {local_today}")
+    mine = {e["id"] for e in (festival, late, overnight, breakfast, later, old)}
+
+    def part(name):
+        return [n for n in chooser_ids(page, name) if n in mine]
+
+    if local_today == "2026-03-11":
+        assert part("today") == [festival["id"], overnight["id"], breakfast["id"]]
+        assert part("upcoming") == [later["id"]]
+        assert part("past") == [late["id"], old["id"]]
+    else:
+        assert part("today") == [festival["id"], late["id"], overnight["id"]]
+        assert part("upcoming") == [breakfast["id"], later["id"]]
+        assert part("past") == [old["id"]]
+    # A running event says since when and until when.
+    assert "Since 2026-03-01 · until 2026-03-20" in page.text
+
+
+def test_the_choice_shows_the_next_and_last_few_and_finds_the_others(door, monkeypatch):
+    monkeypatch.setattr(desk, "UPCOMING_SHOWN", 3)
+    monkeypatch.setattr(desk, "PAST_SHOWN", 2)
+    evt = door.evt
+    today = date.today()
+    coming = [evt.event(f"Coming {n}", start_date=(today + timedelta(days=10 + n)).isoformat(),
+                        end_date=(today + timedelta(days=10 + n)).isoformat()) for n in range(4)]
+    gone = [evt.event(f"Gone {n}", start_date=(today - timedelta(days=10 + n)).isoformat(),
+                      end_date=(today - timedelta(days=10 + n)).isoformat()) for n in range(3)]
+    with statements_run(evt.site.engine) as seen:
+        page = assert_page(door.app.get("/admin/checkin"), 200, "search for later ones")
+    # The other night (in three days) first, then the soonest; the latest past first.
+    assert chooser_ids(page, "upcoming") == [door.other["id"], coming[0]["id"], coming[1]["id"]]
+    assert chooser_ids(page, "past") == [gone[0]["id"], gone[1]["id"]]
+    assert "search for earlier ones" in page.text
+    event_reads = [q for q in seen if "evt_events" in q]
+    assert len(event_reads) == 3 and all("LIMIT" in q for q in event_reads)
+    # The search: by title, any date, latest first; its own part of the page.
+    found = assert_page(door.app.get("/admin/checkin", {"search": "coming"}), 200, "Events named like")
+    assert chooser_ids(found, "found") == [c["id"] for c in reversed(coming)]
+    assert chooser_ids(found, "today") == [] and 'value="coming"' in found.text
+    assert chooser_ids(door.app.get("/admin/checkin", {"search": "Gone 2"}), "found") == [gone[2]["id"]]
+    nothing = assert_page(door.app.get("/admin/checkin", {"search": "100%_"}), 200, "No event has that in its title.")
+    assert chooser_ids(nothing, "found") == []
+    assert_page(door.app.get("/admin/checkin?search=%ff", status=400), 400)
+    assert_page(door.app.get("/admin/checkin?search=a%00", status=400), 400)
+    long = assert_page(door.app.get("/admin/checkin", {"search": "x" * 5000}), 200, "No event has that")
+    assert "x" * 201 not in long.text
 
 
 def test_a_scan_checks_the_ticket_in_as_rest_does(door):

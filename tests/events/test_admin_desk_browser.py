@@ -2,7 +2,9 @@
 ``GET events/v1/tickets/<code>/qr`` made into a .y4m video), the page decodes it (the browser's
 BarcodeDetector where it has one, the vendored jsQR otherwise) and checks the ticket in; REST
 then says ``checked_in`` and the webhook reaches a real receiver on 127.0.0.1 through a real
-queue and worker. Typed codes give every other result. Screenshots at phone and desktop width."""
+queue and worker. Typed codes give every other result. Scan answers held back (Playwright's route
+interception) show the "Checking…" state and codes queued meanwhile, checked in order. The event
+chooser's parts. Screenshots at phone and desktop width."""
 import json
 import re
 from datetime import date, timedelta
@@ -47,7 +49,7 @@ def door(make_site, tmp_path, receiver):
 def result_of(page):
     # Locator expectations, not wait_for_function: the admin's CSP refuses a string evaluated
     # in the page, as it should.
-    expect(page.locator("#desk-result")).not_to_have_attribute("data-result", re.compile("^(idle|sending)$"))
+    expect(page.locator("#desk-result")).not_to_have_attribute("data-result", re.compile("^(idle|sending|checking)$"))
     return page.eval_on_selector("#desk-result", "el => el.dataset.result")
 
 
@@ -146,3 +148,101 @@ def test_a_scan_after_the_session_ended_says_so(door, browse):
     assert type_code(page, door["tickets"][0]["ticket_code"]) == "problem"
     assert "logged out" in page.inner_text("#desk-result-detail")
     assert hooks.get(f"/attendees/{door['tickets'][0]['id']}", headers=hooks.admin).json["status"] == "active"
+
+
+def test_a_scan_in_flight_says_checking_and_codes_meanwhile_wait_their_turn(door, browse):
+    hooks, tickets = door["hooks"], door["tickets"]
+    browser = browse(hooks.site)
+    browser.login("manager", "shop_manager")
+    browser.goto(f"/admin/checkin/{door['event']['id']}")
+    page = browser.page
+    held = []  # the scan requests, answered when the test lets them through
+    page.route("**/admin/checkin/*/scan", lambda route: held.append(route))
+    first, second, unknown = tickets[0]["ticket_code"], tickets[1]["ticket_code"], "NO-SUCH-CODE"
+    box = page.locator("#desk-result")
+
+    # A result is on the box; the next scan replaces it with "Checking…" at once.
+    page.fill("#desk-code", "EARLIER-CODE")
+    page.press("#desk-code", "Enter")
+    expect(box).to_have_attribute("data-result", "checking")
+    expect(page.locator("#desk-result-code")).to_have_text("EARLIER-CODE")
+    until_held(page, held)
+    held.pop(0).fulfill(status=200, content_type="application/json",
+                        body=json.dumps({"result": "unknown", "title": "Unknown ticket", "message": "No such ticket.",
+                                         "attendee": None, "checked_in_at": None}))
+    expect(box).to_have_attribute("data-result", "unknown")
+
+    page.fill("#desk-code", first)
+    page.press("#desk-code", "Enter")
+    expect(box).to_have_attribute("data-result", "checking")
+    assert page.inner_text("#desk-result-title") == "Checking…"
+    assert page.inner_text("#desk-result-code") == first and page.inner_text("#desk-result-name") == ""
+    # Typed while the first is on its way: queued, shown, none dropped; the same code again
+    # (on its way, or already waiting) is not queued twice.
+    for code in (second, unknown, first, second):
+        page.fill("#desk-code", code)
+        page.press("#desk-code", "Enter")
+        expect(page.locator("#desk-code")).to_have_value("")
+    queued = page.locator("#desk-queue li")
+    expect(queued).to_have_count(2)
+    assert [queued.nth(i).get_attribute("data-code") for i in range(2)] == [second, unknown]
+    assert "2 more waiting" in page.inner_text("#desk-result-detail")
+    browser.screenshot("events-checkin-desk-checking")
+
+    # Let them through one by one: each answered in order, the next one "Checking…" after it.
+    order = []
+    for code, result in ((first, "checked_in"), (second, "checked_in"), (unknown, "unknown")):
+        until_held(page, held)
+        route = held.pop(0)
+        order.append(_posted_code(route.request.post_data))
+        expect(page.locator("#desk-result-code")).to_have_text(code)
+        assert box.get_attribute("data-result") == "checking"
+        route.continue_()
+        expect(box).to_have_attribute("data-result", result, timeout=10_000)
+    assert order == [first, second, unknown]
+    expect(page.locator("#desk-queue")).to_be_hidden()
+    history = page.locator("#desk-history li")
+    expect(history).to_have_count(4)
+    assert [history.nth(i).get_attribute("data-code") for i in range(4)] == [unknown, second, first, "EARLIER-CODE"]
+    assert [history.nth(i).get_attribute("data-result") for i in range(3)] == ["unknown", "checked_in", "checked_in"]
+    for ticket in tickets[:2]:
+        assert hooks.get(f"/attendees/{ticket['id']}", headers=hooks.admin).json["status"] == "checked_in"
+    expect(page.locator("#desk-stat-in")).to_have_text("2")
+    assert not held
+    browser.screenshot("events-checkin-desk-after-queue")
+
+
+def until_held(page, held, timeout_ms=10_000):
+    """Wait (letting Playwright handle the page's requests) until a scan request is held."""
+    waited = 0
+    while len(held) != 1:
+        assert waited < timeout_ms, f"{len(held)} scan requests held"
+        page.wait_for_timeout(50)
+        waited += 50
+
+
+def _posted_code(body):
+    from urllib.parse import parse_qs
+
+    return parse_qs(body)["code"][0]
+
+
+def test_the_chooser_shows_today_upcoming_and_past(door, browse):
+    hooks = door["hooks"]
+    past = hooks.event("Last spring", start_date=(date.today() - timedelta(days=200)).isoformat(),
+                       end_date=(date.today() - timedelta(days=200)).isoformat())
+    browser = browse(hooks.site)
+    browser.login("manager", "shop_manager")
+    browser.goto("/admin/checkin")
+    page = browser.page
+    assert page.locator("#desk-today-list a").all_inner_texts()[0].startswith("Gala night")
+    assert "Matinee" in page.inner_text("#desk-upcoming-list")
+    assert "Last spring" in page.inner_text("#desk-past-list")
+    browser.screenshot("events-checkin-choose-parts")
+    page.fill("#desk-search-text", "spring")
+    with page.expect_navigation():
+        page.press("#desk-search-text", "Enter")
+    assert page.locator("#desk-found-list a").count() == 1
+    with page.expect_navigation():
+        page.click("#desk-found-list a")
+    assert page.inner_text("h1") == "Last spring" and past["id"]

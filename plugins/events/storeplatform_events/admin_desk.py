@@ -1,20 +1,20 @@
 """The check-in desk of the admin (``manage_shop``), made for a phone at the door:
-``/admin/checkin`` chooses an event; ``/admin/checkin/<event_id>`` scans with the camera or takes a
+``/admin/checkin`` chooses an event (today's, upcoming, past, or a search by title, dates in the
+site's time zone); ``/admin/checkin/<event_id>`` scans with the camera or takes a
 typed code; its script posts each code to ``.../scan`` and reads ``.../live`` (stats and the
 recent check-ins). Both answer JSON. A scan runs ``desk.scan``, which calls the same check-in
 function as ``POST events/v1/checkin``: the same actions and webhooks fire. The desk works
 whether or not the events REST API is switched on, and in both variants of it."""
-from datetime import datetime
-
 from pyramid.httpexceptions import HTTPNotFound
 from pyramid.response import Response
 
-from storeplatform.api import AdminPage, admin_view, form_values, id_in_range, site_timezone
+from storeplatform.api import AdminPage, admin_view, form_values, id_in_range, query_values, site_timezone
 
 from . import checkin_report, desk
 
 DESK = AdminPage("events-checkin", "Check-in desk", "/checkin", "manage_shop", order=40)
 RECENT_SHOWN = 10
+MAX_SEARCH = 200
 
 
 def _json(request, body, status=200):
@@ -36,8 +36,15 @@ def _live(request, event_id):
 
 @admin_view(DESK, template="events/desk_events.jinja2")
 def choose_event(request):
-    today = datetime.now(site_timezone(request.db)).date()
-    return {"title": "Check-in desk", "events": desk.door_events(request.db, today), "today": today}
+    today = desk.local_now(site_timezone(request.db)).date()
+    search = query_values(request).get("search", "").strip()[:MAX_SEARCH]
+    values = {"title": "Check-in desk", "today": today, "search": search, "choice": None, "found": None,
+              "more_found": False}
+    if search:
+        values["found"], values["more_found"] = desk.find_door_events(request.db, search)
+    else:
+        values["choice"] = desk.door_events(request.db, today)
+    return values
 
 
 @admin_view(DESK, r"/{event_id:\d+}", template="events/desk.jinja2")

@@ -1,19 +1,22 @@
-"""The check-in desk of the admin, without HTTP: which events the door can choose, and one scan
-of a ticket code, told as a result the desk shows (checked in, already in, cancelled, wrong
-event, unknown, failed) with the attendee's name.
+"""The check-in desk of the admin, without HTTP: which events the door can choose (today's,
+the next upcoming ones, the last past ones, or a search), and one scan of a ticket code, told as
+a result the desk shows (checked in, already in, cancelled, wrong event, unknown, failed) with
+the attendee's name.
 
 A scan calls ``checkin.check_in``, the function behind ``POST events/v1/checkin``, so the
 ``attendee_checked_in`` action and the ``attendee.checked_in`` webhook fire exactly as there."""
 import logging
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
-from sqlalchemy import case, select
+from sqlalchemy import select
 
 from storeplatform.api import Post
 
 from . import checkin
 from .errors import CANCELLED_TICKET, INVALID_TICKET, WRONG_EVENT
 from .models import EVENT_TYPE, EventDetails
+from .queries import constant, ilike
 from .serialize import plain_local
 
 log = logging.getLogger(__name__)
@@ -21,7 +24,14 @@ log = logging.getLogger(__name__)
 # The longest ticket code the desk looks up (codes are 16 characters; the column holds 40):
 # a longer text is a scan of something else, refused as bad input before any query.
 MAX_CODE_LENGTH = 100
-EVENTS_SHOWN = 200
+# The chooser: every event of today (up to TODAY_SHOWN), the next UPCOMING_SHOWN, the last
+# PAST_SHOWN, and a search by title for the others (up to FOUND_SHOWN matches). Each part is one
+# query that stops at its limit (a walk of the start date index), whatever the number of events.
+TODAY_SHOWN, UPCOMING_SHOWN, PAST_SHOWN, FOUND_SHOWN = 200, 20, 20, 50
+# Today's events are those running today: started today, or started up to this many days ago
+# and not yet ended (a festival). Looking back no further keeps the query a bounded walk of the
+# start date index; an event running longer than that is found by the search.
+LONGEST_RUN_DAYS = 31
 
 KIND_OF_ERROR = {INVALID_TICKET.code: "unknown", WRONG_EVENT.code: "wrong_event",
                  CANCELLED_TICKET.code: "cancelled"}
@@ -53,19 +63,73 @@ def clean_code(text):
     return code
 
 
+def local_now(tz):
+    """Now in the site's time zone (a function of its own: the tests move the clock)."""
+    return datetime.now(tz)
+
+
+@dataclass(frozen=True)
+class DoorEvent:
+    id: int
+    title: str
+    start_date: object
+    start_time: str
+    end_date: object
+
+    def when(self, today):
+        """Where the event stands on ``today``: "today", "upcoming" or "past"."""
+        if self.start_date > today:
+            return "upcoming"
+        return "past" if self.end_date < today else "today"
+
+
+@dataclass(frozen=True)
+class DoorChoice:
+    """The events the door can choose: each part in its order, and whether it has more."""
+
+    today: list
+    upcoming: list
+    past: list
+    more_today: bool = False
+    more_upcoming: bool = False
+    more_past: bool = False
+
+
+def _door_select():
+    return (select(Post.id, Post.title, EventDetails.start_date, EventDetails.start_time, EventDetails.end_date)
+            .join(EventDetails, EventDetails.post_id == Post.id)
+            .where(Post.post_type == constant(EVENT_TYPE), Post.status != constant("trash")))
+
+
+def _first(session, stmt, limit):
+    """(events, more): at most ``limit`` events of ``stmt`` and whether there were more."""
+    rows = session.execute(stmt.limit(limit + 1)).all()
+    return [DoorEvent(*row) for row in rows[:limit]], len(rows) > limit
+
+
 def door_events(session, today):
-    """(id, title, start_date) of the events the door can choose: today's and the coming ones
-    first (soonest first), then past ones (latest first); trashed events are left out."""
-    upcoming = EventDetails.end_date >= today - timedelta(days=1)
-    rows = session.execute(
-        select(Post.id, Post.title, EventDetails.start_date)
-        .join(EventDetails, EventDetails.post_id == Post.id)
-        .where(Post.post_type == EVENT_TYPE, Post.status != "trash")
-        .order_by(case((upcoming, 0), else_=1),
-                  case((upcoming, EventDetails.start_date)),
-                  EventDetails.start_date.desc(), Post.id)
-        .limit(EVENTS_SHOWN)).all()
-    return [(row.id, row.title, row.start_date) for row in rows]
+    """The events the door can choose on ``today`` (a date in the site's time zone); trashed
+    events are left out. Today's: running today (started today, or earlier and not yet ended),
+    by start; upcoming: starting after today, soonest first; past: ended before today, latest
+    first. Three queries, each a walk of the start date index that stops at its limit."""
+    start = (EventDetails.start_date, EventDetails.start_time, Post.id)
+    running, more_today = _first(session, _door_select().where(
+        EventDetails.start_date <= today, EventDetails.start_date >= today - timedelta(days=LONGEST_RUN_DAYS),
+        EventDetails.end_date >= today).order_by(*start), TODAY_SHOWN)
+    upcoming, more_upcoming = _first(session, _door_select().where(EventDetails.start_date > today)
+                                     .order_by(*start), UPCOMING_SHOWN)
+    past, more_past = _first(session, _door_select().where(EventDetails.start_date < today,
+                                                           EventDetails.end_date < today)
+                             .order_by(*(c.desc() for c in start)), PAST_SHOWN)
+    return DoorChoice(running, upcoming, past, more_today, more_upcoming, more_past)
+
+
+def find_door_events(session, search):
+    """Events whose title holds ``search`` (case-insensitive), latest start first: one query
+    (PostgreSQL's trigram index on titles finds the matches)."""
+    return _first(session, _door_select().where(ilike(Post.title, search))
+                  .order_by(EventDetails.start_date.desc(), EventDetails.start_time.desc(), Post.id.desc()),
+                  FOUND_SHOWN)
 
 
 def door_event(session, event_id):

@@ -2,6 +2,13 @@
 // present, jsQR otherwise) or takes a typed code, posts it to the desk's scan URL and shows the
 // result large; keeps the stats and the recent check-ins current. Text is set with textContent
 // only: nothing the server or a QR code says is ever parsed as HTML.
+//
+// One code is checked at a time. While it is on its way the result box says "Checking…" with
+// its code (the previous result is gone: it is never mistaken for this one's). A code scanned or
+// typed meanwhile waits in the queue shown under the box and is checked after it, in order;
+// nothing is dropped. A code already waiting or being checked is not queued twice (its answer
+// would only be "already checked in"). Each result stays at least RESULT_HOLD_MS before the next
+// waiting code replaces it, and every result goes to the "Last scans here" list.
 (function () {
   "use strict";
   var root = document.getElementById("desk");
@@ -16,6 +23,11 @@
   // A code still in front of the camera is not scanned again until the camera has seen no
   // code (or another one) for this long: a ticket held up does not turn into "already in".
   var SAME_CODE_QUIET_MS = 2000;
+  // The least time a result is shown before a waiting code's "Checking…" replaces it.
+  var RESULT_HOLD_MS = 700;
+  // Codes that may wait; beyond, a scan is refused out loud (never dropped unsaid).
+  var MAX_WAITING = 50;
+  var HISTORY_SHOWN = 8;
 
   var resultBox = document.getElementById("desk-result");
   var form = document.getElementById("desk-code-form");
@@ -23,14 +35,73 @@
   var cameraButton = document.getElementById("desk-camera");
   var cameraState = document.getElementById("desk-camera-state");
   var video = document.getElementById("desk-video");
-  var busy = false;
+  var queueList = document.getElementById("desk-queue");
+  var historyList = document.getElementById("desk-history");
+  var waiting = [];      // codes to check, oldest first
+  var inFlight = null;   // the code being checked
 
   function text(id, value) {
     var el = document.getElementById(id);
     if (el) { el.textContent = value === null || value === undefined ? "" : String(value); }
   }
 
+  function showChecking(code) {
+    resultBox.className = "desk-result desk-result--checking";
+    resultBox.dataset.result = "checking";
+    resultBox.dataset.code = code;
+    text("desk-result-title", "Checking…");
+    text("desk-result-name", "");
+    text("desk-result-detail", waiting.length ? waiting.length + " more waiting." : "");
+    text("desk-result-code", code);
+  }
+
+  function showQueue() {
+    while (queueList.firstChild) { queueList.removeChild(queueList.firstChild); }
+    waiting.forEach(function (code) {
+      var li = document.createElement("li");
+      li.className = "desk-queued";
+      li.dataset.code = code;
+      var label = document.createElement("span");
+      label.className = "desk-queued-label";
+      label.textContent = "Waiting";
+      var value = document.createElement("span");
+      value.className = "desk-queued-code";
+      value.textContent = code;
+      li.appendChild(label);
+      li.appendChild(value);
+      queueList.appendChild(li);
+    });
+    queueList.hidden = waiting.length === 0;
+    if (inFlight !== null && resultBox.dataset.result === "checking") {
+      text("desk-result-detail", waiting.length ? waiting.length + " more waiting." : "");
+    }
+  }
+
+  function remember(code, kind, title, name) {
+    var empty = historyList.querySelector(".desk-history-empty");
+    if (empty) { historyList.removeChild(empty); }
+    var li = document.createElement("li");
+    li.className = "desk-history-item desk-history--" + kind;
+    li.dataset.result = kind;
+    li.dataset.code = code;
+    var what = document.createElement("span");
+    what.className = "desk-history-title";
+    what.textContent = title;
+    var who = document.createElement("span");
+    who.className = "desk-history-name";
+    who.textContent = name || "";
+    var which = document.createElement("span");
+    which.className = "desk-history-code";
+    which.textContent = code;
+    li.appendChild(what);
+    li.appendChild(who);
+    li.appendChild(which);
+    historyList.insertBefore(li, historyList.firstChild);
+    while (historyList.children.length > HISTORY_SHOWN) { historyList.removeChild(historyList.lastChild); }
+  }
+
   function showResult(data) {
+    delete resultBox.dataset.code;
     resultBox.className = "desk-result desk-result--" + data.result;
     resultBox.dataset.result = data.result;
     text("desk-result-title", data.title);
@@ -48,6 +119,7 @@
   }
 
   function showProblem(message) {
+    delete resultBox.dataset.code;
     resultBox.className = "desk-result desk-result--problem";
     resultBox.dataset.result = "problem";
     text("desk-result-title", "Not sent");
@@ -97,40 +169,73 @@
       .catch(function () { /* the next round tries again */ });
   }
 
-  // Resolves true once the code was answered (or refused), false when another was still on its way.
-  function send(code) {
-    if (busy) { return Promise.resolve(false); }
-    busy = true;
+  // Queue ``code`` to be checked (at once when nothing is on its way). False when it was not
+  // queued: empty, the same as the code being checked or one already waiting, or the queue full.
+  function enqueue(code) {
+    code = code.trim();
+    if (!code || code === inFlight || waiting.indexOf(code) >= 0) { return false; }
+    if (waiting.length >= MAX_WAITING) {
+      showProblem("Too many codes waiting: " + code + " was not queued. Scan it again in a moment.");
+      return false;
+    }
+    waiting.push(code);
+    showQueue();
+    if (inFlight === null) { next(); }
+    return true;
+  }
+
+  function next() {
+    if (inFlight !== null || !waiting.length) { return; }
+    inFlight = waiting.shift();
+    showQueue();
+    showChecking(inFlight);
+    var code = inFlight;
+    check(code).then(function () {
+      // The result stays a moment before a waiting code's "Checking…" replaces it (the code
+      // stays the one in flight meanwhile: new codes wait behind the others).
+      if (!waiting.length) { inFlight = null; return; }
+      setTimeout(function () { inFlight = null; next(); }, RESULT_HOLD_MS);
+    });
+  }
+
+  // Resolves once the code was answered (or refused): its result shown and remembered.
+  function check(code) {
     var body = new URLSearchParams();
     body.set("code", code);
     body.set(csrfField, csrfToken);
     var headers = {"Accept": "application/json"};
     if (csrfHeader) { headers[csrfHeader] = csrfToken; }
+    function problem(message) {
+      showProblem(message);
+      remember(code, "problem", "Not sent", message);
+    }
     return fetch(scanUrl, {method: "POST", credentials: "same-origin", headers: headers, body: body})
       .then(function (res) {
         return res.json().catch(function () { return null; }).then(function (data) {
-          if (res.ok && data && data.result) { showResult(data); return refreshLive(); }
+          if (res.ok && data && data.result) {
+            showResult(data);
+            remember(code, data.result, data.title, data.attendee ? data.attendee.name : "");
+            return refreshLive();
+          }
           if (res.redirected) {  // to the login page: the session has ended
-            showProblem("You were logged out: reload the page to log in again.");
+            problem("You were logged out: reload the page to log in again.");
           } else if (res.status === 403) {
-            showProblem("This page has expired or you were logged out: reload the page.");
+            problem("This page has expired or you were logged out: reload the page.");
           } else {
-            showProblem((data && data.message) || ("The desk answered " + res.status + "."));
+            problem((data && data.message) || ("The desk answered " + res.status + "."));
           }
         });
       })
-      .catch(function () { showProblem("No connection to the site; try again."); })
-      .then(function () { busy = false; return true; });
+      .catch(function () { problem("No connection to the site; try again."); });
   }
 
   form.addEventListener("submit", function (event) {
     event.preventDefault();
     var code = input.value.trim();
     if (!code) { showProblem("Enter a ticket code."); input.focus(); return; }
-    send(code).then(function (sent) {
-      if (sent) { input.value = ""; }
-      input.focus();
-    });
+    enqueue(code);
+    input.value = "";  // queued (or already on its way): the next code can be typed at once
+    input.focus();
   });
 
   // --- camera ---------------------------------------------------------------------------
@@ -175,7 +280,7 @@
         code = code.trim();
         var again = code === lastCode && now - lastSeen < SAME_CODE_QUIET_MS;
         lastSeen = now;
-        if (!again && !busy) { lastCode = code; return send(code); }
+        if (!again) { lastCode = code; enqueue(code); }
       } else if (now - lastSeen >= SAME_CODE_QUIET_MS) {
         lastCode = null;
       }
