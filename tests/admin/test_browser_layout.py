@@ -26,9 +26,10 @@ def test_side_navigation_on_a_desktop_and_the_menu_on_a_phone(make_site, browse)
     side, main = box(page, ".menu .panel"), box(page, "main")
     assert side["x"] == 0 and side["width"] < 300 and main["x"] >= side["width"]
     assert main["width"] > 900  # the content takes the rest of the width, not a narrow column
-    # Sections in the order of their first page; pages without one listed without a heading.
+    # Sections in the order of their first page; pages without one last, under "More".
     headings = page.locator(".nav-heading").all_text_contents()
     assert [h for h in headings if h in ("Shop", "Events", "Site")] == ["Shop", "Events", "Site"]
+    assert headings[-1] == "More" and "Your profile" in page.locator(".nav-section >> nth=-1 >> a").all_inner_texts()
     shop = page.locator(".nav-section:has(.nav-heading:text-is('Shop')) a").all_inner_texts()
     assert shop.index("Sample orders") < shop.index("Sample products")
     events = page.locator(".nav-section:has(.nav-heading:text-is('Events')) a").all_inner_texts()

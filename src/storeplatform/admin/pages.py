@@ -12,7 +12,8 @@ class AdminPage:
     ``capability`` gates the page and every view declared under it; ``order`` sorts the
     navigation (then the title); ``section`` is the heading the entry is listed under
     (``"Shop"``, ``"Events"``, ``"Site"``...): sections follow one another in the order of
-    their first page, and pages with no section (``""``) are listed without a heading."""
+    their first page; pages with no section (``""``) come last, under "More" when other pages
+    have sections."""
 
     name: str
     title: str
