@@ -270,3 +270,32 @@ def test_the_readme_names_only_what_the_repository_has():
     # The two set-up commands, and the API's own descriptions.
     assert "    python3 dev.py serve\n" in text and "    python3 dev.py test\n" in text
     assert "{rest_root}/openapi.json" in text and "GET {rest_root}/<namespace>/" in text
+
+
+# --- the summary's logins and commands (in-process) ----------------------------------------
+
+def test_the_summary_names_only_demo_users_that_still_have_the_demo_password(site):
+    from storeplatform.auth.passwords import hash_password
+    from storeplatform.startup import ready_summary
+    from storeplatform.store.demo import load_demo
+    from storeplatform.store.models import User
+
+    ini = str(ROOT / "development.ini")
+    lines = ready_summary(site.registry, "http://127.0.0.1:6601", ini)
+    assert lines[0] == f"{READY}http://127.0.0.1:6601/ (Ctrl+C stops it)"
+    assert not any("logins" in line or "app-password" in line for line in lines)  # no demo users: none named
+    with site.session() as s:
+        load_demo(s)
+    with site.session() as s:
+        admin = s.execute(select(User).where(User.login == "admin")).scalar_one()
+        admin.password_hash = hash_password("the owner's own password")
+        s.execute(select(User).where(User.login == "editor")).scalar_one().disabled = True
+    lines = ready_summary(site.registry, "http://127.0.0.1:6601", ini)
+    [logins] = [line for line in lines if line.startswith("  logins:")]
+    assert logins == "  logins:    manager (shop_manager), customer (customer), password demo-password"
+    [issue] = [line for line in lines if "app-password" in line and "curl" not in line]
+    assert issue.endswith("-c development.ini user app-password manager")
+    # The owner's address is named when it is not the served one.
+    site.set_option("site.url", "https://shop.example.com")
+    lines = ready_summary(site.registry, "http://127.0.0.1:6601", ini, "https://shop.example.com")
+    assert any(line.startswith("  site.url:  https://shop.example.com (set by the site's owner") for line in lines)
