@@ -37,6 +37,7 @@ included (auth/methods.py).
 """
 import re
 import unicodedata
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from sqlalchemy import delete, func, or_, select, update
@@ -278,6 +279,26 @@ def create_user(session, actor, *, login, role=None, email="", name=None, passwo
 _UNCHANGED = object()
 
 
+class WrongCurrentPassword(InvalidParams):
+    """A wrong ``current_password``: a guess of the password, counted as a failed login."""
+
+
+@contextmanager
+def guessing_current_password(request, actor, user, changes):
+    """Around ``update_user`` from a request: a self password change (``changes`` has a
+    ``password`` and ``actor`` is ``user``) is a guess of the current password, refused while
+    guesses of ``user``'s login from the request's address are throttled and counted when
+    wrong, as a login is (a stolen session must not grind the password)."""
+    from .auth.throttle import failed_guess, refuse_if_throttled
+
+    if "password" in changes and actor.is_self(user):
+        refuse_if_throttled(request, user.login)
+    try:
+        yield
+    except WrongCurrentPassword as exc:
+        raise failed_guess(request, user.login, exc) from None
+
+
 def update_user(session, actor, user, *, email=_UNCHANGED, name=_UNCHANGED, password=_UNCHANGED,
                 current_password=None, role=_UNCHANGED, disabled=_UNCHANGED):
     """Change what is given of ``user``, all or nothing (the caller's transaction is aborted
@@ -305,7 +326,7 @@ def update_user(session, actor, user, *, email=_UNCHANGED, name=_UNCHANGED, pass
         if not isinstance(current_password, str) or not current_password:
             raise InvalidParams({"current_password": "your current password is needed to change it"})
         if not verify_password(current_password, user.password_hash):
-            raise InvalidParams({"current_password": "is not your current password"})
+            raise WrongCurrentPassword({"current_password": "is not your current password"})
     if user.role == ADMINISTRATOR and not user.disabled and (new_role or disabling):
         _keep_an_administrator(session, user)
     if email is not _UNCHANGED:

@@ -291,6 +291,43 @@ def test_the_admin_login_is_throttled(site):
     assert failures(site, "bob", ATTACKER) == (3, 0)
 
 
+def test_a_wrong_current_password_is_a_counted_guess(site):
+    """A stolen session (here a token) must not grind the password through a self password
+    change: a wrong current_password counts as a failed login of that login and address."""
+    token = login_json(site, "bob", PASSWORD, ATTACKER, TOKEN_URL).json["token"]
+    me = site.app.get(ME_URL, headers={"Authorization": f"Bearer {token}", **at(ATTACKER)}).json["id"]
+
+    def change(current, address):
+        return site.app.put_json(f"/api/store/v1/users/{me}", {"password": "a-new-password-1",
+                                                               "current_password": current},
+                                 headers={"Authorization": f"Bearer {token}", **at(address)}, status="*")
+
+    for _ in range(3):
+        res = assert_error(change("wrong", ATTACKER), 400, "rest_invalid_param")
+        assert res["data"]["params"]["current_password"] == "is not your current password"
+    assert failures(site, "bob", ATTACKER) == (3, 3)
+    assert_throttled(change("wrong", ATTACKER))
+    assert_throttled(change(PASSWORD, ATTACKER))  # the right one too, until the window ends
+    assert_throttled(login_json(site, "bob", PASSWORD, ATTACKER))  # and the login it guessed
+    # Not the owner's own address; a change without the password is no guess.
+    assert site.app.put_json(f"/api/store/v1/users/{me}", {"name": "Bob"},
+                             headers={"Authorization": f"Bearer {token}", **at(ATTACKER)}).json["name"] == "Bob"
+    assert change(PASSWORD, OWNER).status_int == 200
+
+
+def test_the_admin_profile_counts_a_wrong_current_password(site):
+    assert admin_post(site, "alice", PASSWORD, OWNER).status_int == 303
+    page = site.app.get("/admin/profile", headers=at(ATTACKER)).maybe_follow(headers=at(ATTACKER))
+    for _ in range(3):
+        form = page.forms["user-form"]
+        form["password"], form["current_password"] = "a-new-password-1", "wrong"
+        res = form.submit(headers=at(ATTACKER), status="*")
+        assert res.status_int == 400 and "is not your current password" in res.text
+    form = page.forms["user-form"]
+    form["password"], form["current_password"] = "a-new-password-1", PASSWORD
+    assert_admin_page(form.submit(headers=at(ATTACKER), status="*"), 429, "Too many")
+
+
 # --- the login's next ---------------------------------------------------------------------------
 
 INJECTED = "/admin/x%0D%0ASet-Cookie:injected=1"

@@ -102,7 +102,8 @@ def save_user(request):
     shown = {"email": form.get("email", user.email), "name": form.get("name", user.display_name),
              "role": form.get("role", user.role)}
     try:
-        accounts.update_user(request.db, actor, user, **changes)
+        with accounts.guessing_current_password(request, actor, user, changes):
+            accounts.update_user(request.db, actor, user, **changes)
     except (InvalidParams, RestError) as exc:
         return _refused(request, actor, user, exc, values=shown)
     ended = " Every session and token issued before has ended." if "password" in changes or "role" in changes else ""

@@ -96,8 +96,9 @@ def update_user(request):
     actor, item = _target(request)
     changes = {key: request.validated[key] for key in ("email", "name", "password", "role", "disabled")
                if key in request.validated}
-    accounts.update_user(request.db, actor, item, current_password=request.validated.get("current_password"),
-                         **changes)
+    with accounts.guessing_current_password(request, actor, item, changes):
+        accounts.update_user(request.db, actor, item, current_password=request.validated.get("current_password"),
+                             **changes)
     return account_json(request, item)
 
 
