@@ -97,19 +97,22 @@ def test_dev_serve_ends_with_the_ready_block_and_its_addresses_and_commands_work
             assert fields["logins"] == ("admin (administrator), manager (shop_manager), editor (editor), "
                                         "customer (customer), password demo-password")
             # The printed addresses answer, over a socket.
-            status, headers, _ = fetch(f"{base}/admin/")
+            rest_root, openapi = re.fullmatch(r"(\S+)  \(OpenAPI: (\S+)\)", fields["REST API"]).groups()
+            status, headers, _ = fetch(fields["admin"])
             assert status == 303 and headers["location"].startswith(f"{base}/admin/login")
             status, headers, body = fetch(f"{base}/admin/login")
             assert status == 200 and headers["content-type"].startswith("text/html") and b"Log in" in body
-            status, _, body = fetch(f"{base}/api/")
+            status, _, body = fetch(rest_root)
             assert status == 200 and "store/v1" in json.loads(body)["namespaces"]
-            status, _, body = fetch(f"{base}/api/openapi.json")
+            status, _, body = fetch(openapi)
             assert status == 200 and json.loads(body)["openapi"].startswith("3.1")
-            status, headers, body = fetch(f"{base}/", headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
+            site_root = block[0][len(READY):].split()[0]
+            assert site_root == f"{base}/"
+            status, headers, body = fetch(site_root, headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
             assert status == 200 and headers["content-type"].startswith("text/html")
             assert f'href="{base}/admin/"'.encode() in body
-            status, headers, body = fetch(f"{base}/")
-            assert status == 200 and json.loads(body)["rest_index"] == f"{base}/api/"
+            status, headers, body = fetch(site_root)
+            assert status == 200 and json.loads(body)["rest_index"] == rest_root
             status, headers, body = fetch(f"{base}/favicon.ico")
             assert status == 200 and headers["content-type"] == "image/x-icon" and body[:4] == b"\x00\x00\x01\x00"
 
