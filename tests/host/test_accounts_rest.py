@@ -149,7 +149,9 @@ def test_customers_see_themselves_and_nobody_else(site):
     one = site.headers_for("customer")
     site.create_user("other", "customer")
     me = site.app.get(ME, headers=one).json
-    assert site.app.get(f"{USERS}/{me['id']}", headers=one).json["login"] == "customer"
+    # One shape for a user: users/me is users/{id} of oneself (and the login's "user").
+    assert site.app.get(f"{USERS}/{me['id']}", headers=one).json == me
+    assert me["login"] == "customer" and me["disabled"] is False and me["date_created"]
     # Another user is not found, as if there were none (existence is not told).
     for target in (user_id(site, "other"), 999999, 99999999999999):
         assert_error(site.app.get(f"{USERS}/{target}", headers=one, status=404), 404, "rest_user_invalid_id")

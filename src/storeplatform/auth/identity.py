@@ -1,5 +1,6 @@
 """Who is calling: the user and the method that proved it."""
 from dataclasses import dataclass
+from datetime import datetime
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,11 @@ class UserRecord:
     # The user's ``auth_version`` when the record was read: a JWT issued to this identity
     # carries it, and is refused once the stored version has moved on (accounts.py).
     auth_version: int = 0
+    created_at: datetime | None = None
+    # An identity is never of a disabled user (every way in refuses one).
+    disabled = False
 
     @classmethod
     def of(cls, user):
-        return cls(user.id, user.login, user.email, user.display_name, user.role, user.auth_version or 0)
+        return cls(user.id, user.login, user.email, user.display_name, user.role, user.auth_version or 0,
+                   user.created_at)

@@ -5,6 +5,7 @@ from ...auth.throttle import failed_guess, refuse_if_throttled
 from ...errors import INVALID_LOGIN
 from ...rest import Service
 from .. import schemas
+from .users import USER_SHAPE, account_json
 from ..errors import NO_SESSION, SEND_CREDENTIALS
 
 me = Service("store/v1", "/users/me", name="users-me", description="The authenticated user.")
@@ -15,22 +16,16 @@ token = Service("store/v1", "/auth/token", name="auth-token",
                 description="A JWT bearer token for a login and password.")
 
 
-def user_json(request, user):
-    caps = request.registry["auth.role_capabilities"].get(user.role, frozenset())
-    return {"id": user.id, "login": user.login, "email": user.email, "name": user.display_name or user.login,
-            "role": user.role, "capabilities": sorted(caps)}
-
-
-@me.get(permission="read")
+@me.get(permission="read", response=USER_SHAPE)
 def get_me(request):
-    return user_json(request, request.identity.user)
+    return account_json(request, request.identity.user)
 
 
 @login.post(body=schemas.LoginBody())
 def post_login(request):
     user = _check_password(request, request.validated["login"], request.validated["password"])
     session_token = start_session(request, user)
-    return {"nonce": make_nonce(request, session_token), "user": user_json(request, user)}
+    return {"nonce": make_nonce(request, session_token), "user": account_json(request, user)}
 
 
 @logout.post(permission="read")
