@@ -302,3 +302,17 @@ def test_the_summary_names_only_demo_users_that_still_have_the_demo_password(sit
     site.set_option("site.url", "https://shop.example.com")
     lines = ready_summary(site.registry, "http://127.0.0.1:6601", ini, "https://shop.example.com")
     assert any(line.startswith("  site.url:  https://shop.example.com (set by the site's owner") for line in lines)
+
+
+@pytest.mark.skipif(Path.cwd() != ROOT, reason="the block's commands are relative to the checkout")
+def test_the_readme_shows_the_block_the_server_prints(make_site):
+    from storeplatform.startup import ready_summary
+    from storeplatform.store.demo import load_demo
+
+    site = make_site(**{"storeplatform.plugins": "invoicing"})
+    with site.session() as s:
+        load_demo(s)
+    printed = ready_summary(site.registry, "http://127.0.0.1:6543", str(ROOT / "development.ini"))
+    readme = (ROOT / "README.md").read_text().splitlines()
+    start = readme.index("    " + printed[0])
+    assert [line[4:] for line in readme[start:start + len(printed)]] == printed
