@@ -6,10 +6,12 @@ import json
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
+from storeplatform.api import hookimpl, user_can
 from storeplatform.testing import count_queries
 
 from .dashboard_data import Events, add_delivery, add_document, add_order, add_webhook, local
 from .helpers import assert_page, login
+from .notes_plugin import NotesPlugin
 
 PLUGINS = {"storeplatform.plugins": "events invoicing"}
 
@@ -272,3 +274,28 @@ def test_the_dashboard_costs_the_same_statements_with_3_and_30_of_everything(mak
     assert len(page.html.select("#dash-tickets-table tbody tr")) == 8
     assert page.html.select_one("#dash-period-orders").text == "90 paid orders"  # and two ticket orders each
     assert few() == many(), (few(), many())
+
+
+class NotesWithPanel(NotesPlugin):
+    """A third party's panel, through the hook and the chart macro only; for manage_shop."""
+
+    @hookimpl
+    def storeplatform_admin_dashboard_panels(self, request):
+        if not user_can(request, "manage_shop"):
+            return None
+        return [{"name": "notes", "title": "Notes this week", "template": "admin_test/dashboard_notes.jinja2",
+                 "order": 15, "values": {"labels": ["Mon", "Tue"], "counts": [3, 4]}}]
+
+
+def test_a_plugin_adds_a_panel_with_a_chart(make_site):
+    site = make_site(plugins=[NotesWithPanel()])
+    login(site, "boss", role="shop_manager")
+    page = site.app.get("/admin/")
+    assert [s["id"] for s in page.html.select("section.dash-panel")] == ["panel-orders", "panel-notes"]
+    assert page.html.select_one("#panel-notes-title").text == "Notes this week"
+    assert cells(page, "#notes-table tr") == [["Mon", "3"], ["Tue", "4"]]
+    assert chart_data(page, "notes-chart") == {"type": "bar", "labels": ["Mon", "Tue"], "options": {},
+                                               "datasets": [{"label": "Notes", "data": [3, 4]}]}
+    author = make_site(plugins=[NotesWithPanel()])
+    login(author, "writer", role="author")
+    assert author.app.get("/admin/").html.select("section.dash-panel") == []
