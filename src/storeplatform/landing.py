@@ -7,7 +7,7 @@ document and each API's description), for any other client a JSON object with th
 Every other path keeps the REST 404 (``rest_no_route``)."""
 from pathlib import Path
 
-from pyramid.httpexceptions import HTTPNotFound
+from pyramid.httpexceptions import HTTPMethodNotAllowed, HTTPNotFound
 from pyramid.renderers import render_to_response
 from pyramid.response import Response
 from pyramid.security import NO_PERMISSION_REQUIRED
@@ -30,6 +30,8 @@ def includeme(config):
                     permission=NO_PERMISSION_REQUIRED)
     config.add_route("favicon", "/favicon.ico")
     config.add_view(favicon, route_name="favicon", request_method=("GET", "HEAD"), permission=NO_PERMISSION_REQUIRED)
+    # Any other method: 405 with Allow, as the REST routes answer.
+    config.add_view(_read_only, route_name="favicon", permission=NO_PERMISSION_REQUIRED)
     config.registry["landing.favicon"] = FAVICON.read_bytes()
 
 
@@ -91,3 +93,7 @@ def favicon(request):
     response = Response(body=request.registry["landing.favicon"], content_type="image/x-icon")
     response.cache_control = f"public, max-age={FAVICON_MAX_AGE}"
     return response
+
+
+def _read_only(request):
+    raise HTTPMethodNotAllowed(headers={"Allow": "GET, HEAD"})

@@ -235,6 +235,14 @@ def test_the_root_follows_the_base_url_and_head(site):
     assert head.status_int == 200 and head.body == b""
 
 
+def test_hostile_accept_headers_and_query_strings(site):
+    for accept in (";;;", "text/html;q=abc", "text/html;q=0", "*/*;q=0", "a" * 5000):
+        res = site.app.get("/", headers={"Accept": accept})
+        assert res.status_int == 200 and res.content_type == "application/json", accept
+    res = site.app.get("/?x=%ff", headers=BROWSER, status=400)
+    assert res.json["code"] == "rest_invalid_url"
+
+
 def test_other_paths_and_methods_keep_the_rest_errors(site):
     for path in ("/nope", "/index.html", "/admin.php"):
         res = site.app.get(path, status=404, headers=BROWSER)
@@ -254,6 +262,8 @@ def test_the_favicon_is_a_cacheable_icon(site):
     res = site.app.get("/favicon.ico")
     assert res.content_type == "image/x-icon" and res.body[:4] == b"\x00\x00\x01\x00"
     assert "max-age=86400" in res.headers["Cache-Control"] and "public" in res.headers["Cache-Control"]
+    refused = site.app.post("/favicon.ico", status=405)
+    assert refused.json["code"] == "rest_method_not_allowed" and refused.headers["Allow"] == "GET, HEAD"
     # The admin's pages name it too (their layout's head), from the admin's static folder.
     login = site.app.get("/admin/login")
     icon = login.html.select_one("link[rel=icon]")["href"]
