@@ -76,8 +76,9 @@ def test_the_dashboard_draws_its_charts(make_site, browse):
     assert errors == []
 
     page.click("#panel-orders summary")
-    assert page.is_visible("#dash-orders-table")
-    screenshots(browser, "dashboard-orders-table")
+    page.click("#panel-checkins summary")
+    assert page.is_visible("#dash-orders-table") and page.is_visible("#dash-checkins-table")
+    screenshots(browser, "dashboard-tables")
 
     # A shop manager: the shop's panels, not the webhooks (a page of manage_options).
     browser.logout()
