@@ -180,13 +180,6 @@ def section_specs(registry, section):
     return [spec for spec in specs_of(registry).values() if spec.section == section]
 
 
-def sections_of(registry):
-    """Every section name: ``general`` first, ``advanced`` last, the others by name (plugins
-    register in no order a reader could rely on)."""
-    names = {spec.section for spec in specs_of(registry).values()}
-    return sorted(names, key=lambda name: (name != "general", name == "advanced", name))
-
-
 def group_of(spec):
     """The settings page an option is shown on: its plugin's name, or for the host's own
     options their section (general, store, security...)."""
@@ -198,6 +191,8 @@ def groups_of(registry):
     declares options, by name; hidden options count for none."""
     host = {spec.section for spec in specs_of(registry).values() if not spec.plugin and not spec.hidden}
     plugins = {spec.plugin for spec in specs_of(registry).values() if spec.plugin and not spec.hidden}
+    # general first, advanced last, the others by name (plugins register in no order a reader
+    # could rely on)
     return [*sorted(host, key=lambda name: (name != "general", name == "advanced", name)),
             *sorted(plugins - host)]
 
