@@ -112,7 +112,9 @@ def door_events(session, today):
     events are left out. Today's: running today (started today, or earlier and not yet ended),
     by start; upcoming: starting after today, soonest first; past: ended before today, latest
     first. Three queries, each a walk of the start date index that stops at its limit."""
-    start = (EventDetails.start_date, EventDetails.start_time, Post.id)
+    # post_id of the details (the join key, = Post.id): the order is the index's, then a column of
+    # the same table, which PostgreSQL sorts incrementally and stops at the limit.
+    start = (EventDetails.start_date, EventDetails.start_time, EventDetails.post_id)
     running, more_today = _first(session, _door_select().where(
         EventDetails.start_date <= today, EventDetails.start_date >= today - timedelta(days=LONGEST_RUN_DAYS),
         EventDetails.end_date >= today).order_by(*start), TODAY_SHOWN)
@@ -128,7 +130,7 @@ def find_door_events(session, search):
     """Events whose title holds ``search`` (case-insensitive), latest start first: one query
     (PostgreSQL's trigram index on titles finds the matches)."""
     return _first(session, _door_select().where(ilike(Post.title, search))
-                  .order_by(EventDetails.start_date.desc(), EventDetails.start_time.desc(), Post.id.desc()),
+                  .order_by(EventDetails.start_date.desc(), EventDetails.start_time.desc(), EventDetails.post_id.desc()),
                   FOUND_SHOWN)
 
 
