@@ -155,8 +155,13 @@ def _date(text, name, problems):
 def text_contains(column, search):
     """``column`` holds ``search``, case-insensitively, its ``%``, ``_`` and ``\\`` taken as
     they are (the same on both backends: SQLite's lower() is Python's there)."""
+    return func.lower(column).like(contains_pattern(search), escape="\\")
+
+
+def contains_pattern(search):
+    """The LIKE pattern (escape ``\\``) of a text that holds ``search`` lower-cased."""
     escaped = search.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return func.lower(column).like(f"%{escaped}%", escape="\\")
+    return f"%{escaped}%"
 
 
 @dataclass
