@@ -324,6 +324,11 @@ def test_a_failed_answer_keeps_its_body_and_bytes_that_are_not_text_are_replaced
     [delivery] = wh.deliveries()
     assert delivery["status"] == "failed" and delivery["error"] == "HTTP 500"
     assert delivery["response_body"] == "boom\ufffd\ufffd\ufffd end"
+    # A character cut in two by the 4 KiB is left out, not shown as a replacement.
+    answering.answer = (200, ("x" + "é" * 3000).encode(), "length")
+    wh.event("Accents")
+    cut = wh.deliveries()[-1]
+    assert cut["response_body"] == "x" + "é" * 2047 and cut["response_truncated"] is True
     text = delivery_page(wh, hook["id"], delivery["id"]).text
     assert '<strong id="response-code">500</strong>' in text and "boom" in text
     answering.answer = (204, b"", "length")

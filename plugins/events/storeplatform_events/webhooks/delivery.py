@@ -1,6 +1,7 @@
 """One HTTP attempt of a webhook delivery: headers, signature, the hardened session (one per
 worker thread, its connections kept between deliveries), and what came of it (response code,
 duration, error, the start of the answer body)."""
+import codecs
 import hashlib
 import hmac
 import time
@@ -202,14 +203,15 @@ def read_answer(response, deadline):
     except (HTTPError, OSError, ValueError):  # a broken body costs the connection, nothing else
         pass
     truncated = len(kept) > MAX_SHOWN_BODY or not raw.isclosed()
-    text, more = shown_text(bytes(kept[:MAX_SHOWN_BODY]), response.headers.get("Content-Encoding", ""))
+    text, more = shown_text(bytes(kept[:MAX_SHOWN_BODY]), response.headers.get("Content-Encoding", ""), truncated)
     return text, truncated or more
 
 
-def shown_text(data, encoding):
+def shown_text(data, encoding, cut=False):
     """(text, more): the body's start as text for the log, gzip and deflate undone (as far as
     the kept bytes go; ``more`` when they unpack to more than is shown), other encodings named
-    instead; bytes that are not UTF-8 (and NUL, which no text column stores) replaced."""
+    instead; bytes that are not UTF-8 (and NUL, which no text column stores) replaced; ``cut``
+    (or ``more``): a character cut in two at the end is left out rather than replaced."""
     encoding = encoding.strip().lower()
     more = False
     if encoding in ("gzip", "x-gzip", "deflate") and data:
@@ -225,7 +227,8 @@ def shown_text(data, encoding):
         more, data = len(data) > MAX_SHOWN_BODY, data[:MAX_SHOWN_BODY]
     elif encoding not in ("", "identity") and data:
         return f"({encoding[:40]}-encoded body, not shown)", False
-    return data.decode("utf-8", "replace").replace("\x00", "\ufffd"), more
+    text = codecs.getincrementaldecoder("utf-8")("replace").decode(data, final=not (cut or more))
+    return text.replace("\x00", "\ufffd"), more
 
 
 def post(policy, attempt):
