@@ -80,6 +80,11 @@ def test_search_status_when_and_start_dates_filter_the_list(office):
     assert listed(search="100%_\\") == []
     page = evt.app.get("/admin/events", {"search": "concert", "status": "scheduled"})
     assert page.html.select_one(".list-total").text.strip() == "1–1 of 1 event found."
+    # Totals of filters on the events' own columns are counted without the trashed event.
+    for params, total in (({"when": "upcoming"}, "1–4 of 4 events"), ({"when": "past"}, "1–1 of 1 event"),
+                          ({"status": "scheduled"}, "1–3 of 3 events"), ({"from": day(3), "to": day(3)}, "0 events")):
+        page = evt.app.get("/admin/events", params)
+        assert page.html.select_one(".list-total").text.strip() == f"{total} found.", params
     # The draft is marked; the export link keeps the filters.
     draft = assert_page(evt.app.get("/admin/events", {"search": "draft"}), 200)
     assert draft.html.select_one("#events .badge-warn").text == "draft"

@@ -37,8 +37,8 @@ def site_today(session):
 def list_events(request):
     query, f = read_filter(request)
     today = site_today(request.db)
-    pager = page_of(request, query, event_table.rows_stmt(f, today), total=event_table.known_total(request.db, f),
-                    keys=event_table.keys_stmt(f, today))
+    pager = page_of(request, query, event_table.rows_stmt(request.db, f, today),
+                    total=event_table.known_total(request.db, f, today), keys=event_table.keys_stmt(request.db, f, today))
     return {"title": "Events", "pager": pager, "figures": event_table.figures(request.db, [r.id for r in pager.rows]),
             "filter": f, "export_url": admin_url(request, "/events/export.csv", **query.params(page=1)),
             "statuses": EVENT_STATUSES, "today": today}
@@ -48,7 +48,7 @@ def list_events(request):
 def export_events(request):
     """Every event the list's filter matches (not one page), with the same columns."""
     _, f = read_filter(request)
-    stmt = event_table.export_stmt(f, site_today(request.db))
+    stmt = event_table.export_stmt(request.db, f, site_today(request.db))
 
     def cells(r):
         return (r.id, r.title, r.status, r.event_status, r.start_date, r.start_time, r.end_date, r.venue,
@@ -62,7 +62,7 @@ def event_or_404(request):
     event_id = int(request.matchdict["id"]) if len(request.matchdict["id"]) <= 10 else 0
     if not id_in_range(event_id):
         raise HTTPNotFound()
-    row = request.db.execute(event_table.rows_stmt(event_table.EventFilter(), None).order_by(None)
+    row = request.db.execute(event_table.rows_stmt(request.db, event_table.EventFilter(), None).order_by(None)
                              .where(Post.id == event_id)).first()
     if row is None:
         raise HTTPNotFound()
