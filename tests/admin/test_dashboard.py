@@ -337,3 +337,23 @@ def test_every_statement_of_the_page_can_be_served_by_an_index_on_postgresql(mak
             plan = "\n".join(row[0] for row in c.exec_driver_sql("EXPLAIN " + statement, parameters))
             scans = [table for table in BIG_TABLES if f"Seq Scan on {table} " in plan + " "]
             assert not scans, (statement, plan)
+
+
+def test_the_sales_are_kept_until_an_order_changes(make_site):
+    site = make_site()
+    tz = ZoneInfo("UTC")
+    site.set_option("site.timezone", "UTC")
+    today = datetime.now(tz).date()
+    add_order(site, "10.0000", local(today, 0, 0, tz))
+    login(site, "boss", role="shop_manager")
+    site.app.get("/admin/")
+    order = add_order(site, "2.5000", local(today, 0, 1, tz))
+    with count_queries(site.engine) as computed:
+        assert site.app.get("/admin/").html.select_one("#dash-today-revenue").text == "$12.50"
+    with count_queries(site.engine) as kept:
+        assert site.app.get("/admin/").html.select_one("#dash-today-revenue").text == "$12.50"
+    assert kept() == computed() - 1  # the orders' statement
+    # A status change through store/v1 (the orders' generation moves on): no longer paid.
+    site.app.put_json(f"/api/store/v1/orders/{order}", {"status": "cancelled"},
+                      headers=site.headers_for("administrator"), status=200)
+    assert site.app.get("/admin/").html.select_one("#dash-today-revenue").text == "$10.00"

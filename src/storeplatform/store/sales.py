@@ -6,6 +6,7 @@ from decimal import Decimal
 
 from sqlalchemy import BigInteger, Integer, cast, func, select, type_coerce
 
+from ..cache import cached
 from ..db.types import Money
 from .models import Order
 from .orders import PAID_STATUSES
@@ -38,11 +39,13 @@ def local_day_bounds(first_day, last_day, tz):
     return start, end
 
 
+@cached
 def daily_sales(session, first_day, last_day, tz, currency):
-    """[DaySales] of every local day from ``first_day`` to ``last_day`` (both included, days
+    """(DaySales, ...) of every local day from ``first_day`` to ``last_day`` (both included, days
     without an order too): the paid orders (``PAID_STATUSES``, by their creation time) in
     ``currency`` and the sum of their totals, exact. One statement, over the range of the orders'
-    creation index."""
+    creation index. Kept by the host's cache until an order or a product changes (the ``store``
+    generation) or the site's date moves on."""
     start, end = local_day_bounds(first_day, last_day, tz)
     quarter = epoch_quarter(Order.created_at, session.get_bind().dialect.name).label("quarter")
     rows = session.execute(
@@ -60,4 +63,4 @@ def daily_sales(session, first_day, last_day, tz, currency):
     while day <= last_day:
         days.append(DaySales(day, orders.get(day, 0), revenue.get(day, Decimal("0.0000"))))
         day += timedelta(days=1)
-    return days
+    return tuple(days)
