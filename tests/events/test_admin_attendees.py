@@ -312,3 +312,12 @@ def test_the_export_of_200000_attendees_streams_in_constant_memory(make_site):
     getattr(response.app_iter, "close", lambda: None)()
     assert lines == MANY + 1 and size > 15_000_000
     assert peak - before < 25_000_000, f"the export grew the process by {peak - before} bytes for {size} of CSV"
+
+
+def test_the_alternate_variant_site_has_the_same_pages(make_site):
+    office = Office(Evt(make_site(**{"storeplatform.plugins": "events", "events.api_variant": "alternate"})))
+    events = assert_page(office.app.get("/admin/events"), 200)
+    assert [a.text for a in events.html.select("#events tbody td[data-label=Event] > a")] == ["Talk", "Gala"]
+    assert codes(office.page(office.gala, search="ortiz")) == [office.ben[0]["ticket_code"]]
+    office.move(office.ben[0], "checkin")
+    assert office.status(office.ben[0]) == "checked_in"
