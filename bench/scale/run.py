@@ -36,8 +36,11 @@ import argparse
 import base64
 import json
 import os
+import re
 import statistics
+import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -47,7 +50,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE.parent / "http"))
 
-from run import PG, REDIS, Client, cli, free_port, log, parallel, write_ini  # noqa: E402
+from run import PG, REDIS, TOOL, Client, cli, free_port, log, parallel, write_ini  # noqa: E402
 from run import served as http_served  # noqa: E402
 
 TEMPLATE_DB = "storeplatform_scale_template"
@@ -59,6 +62,9 @@ N_DRAFTS, N_TRASHED = 20, 10
 ORDERS_PER_EVENT, TICKETS_PER_ORDER = 2, 5
 SPAN_DAYS = 400  # the template's events start within 400 days (from 30 days ago); a copy is 400 days earlier
 SEARCH_WORD = "quokka"
+# The administrator's password for the admin's pages (set at each run: the template has none).
+ADMIN_PASSWORD = "scale-bench-admin-password"
+ADMIN = "admin pages"  # the auth of a route read by the administrator logged into the admin
 
 
 def admin_engine():
@@ -306,9 +312,15 @@ class Site:
         self.writes = 0
         total = int(self.request("GET", "/api/events/v1/events?per_page=100").headers["X-Total"])
         self.last_page = (total + 99) // 100
+        self.browser = admin_browser(base)
+        pages = re.search(r"Page 1 of (\d+)", self.request("GET", "/admin/events", ADMIN).text)
+        self.admin_last_page = int(pages.group(1)) if pages else 1
 
-    def request(self, method, path, auth=None, body=None):
-        res = self.http.request(method, self.base + path, auth=auth, json=body, timeout=120)
+    def request(self, method, path, auth=None, body=None, stream=False):
+        http = self.http
+        if auth == ADMIN:
+            http, auth = self.browser, None
+        res = http.request(method, self.base + path, auth=auth, json=body, timeout=600, stream=stream)
         if not 200 <= res.status_code < 300:
             raise SystemExit(f"{self.label} {method} {path}: {res.status_code} {res.text[:300]}")
         return res
@@ -318,6 +330,26 @@ class Site:
         self.writes += 1
         self.request("PUT", f"/api/events/v1/events/{self.event}", self.admin, {"title": f"Event 0 ({self.writes})"})
         self.request("PUT", f"/api/store/v1/orders/{self.order}", self.admin, {"billing": billing(self.writes)})
+
+
+def admin_browser(base):
+    """A requests session logged into the admin as the administrator (the login form, its token)."""
+    browser = requests.Session()
+    page = browser.get(base + "/admin/login", timeout=60)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page.text).group(1)
+    res = browser.post(base + "/admin/login", data={"login": "admin", "password": ADMIN_PASSWORD,
+                                                    "csrf_token": token, "next": ""},
+                       allow_redirects=False, timeout=60)
+    if res.status_code != 303:
+        raise SystemExit(f"admin login: {res.status_code} {res.text[:300]}")
+    return browser
+
+
+def set_admin_password(ini):
+    proc = subprocess.run([TOOL, "-c", str(ini), "user", "set-password", "admin"], input=ADMIN_PASSWORD + "\n",
+                          capture_output=True, text=True, timeout=300)
+    if proc.returncode:
+        raise SystemExit(f"storeplatform user set-password admin: {proc.stderr.strip()}")
 
 
 def routes():
@@ -346,7 +378,56 @@ def routes():
         ("calendar upcoming", "GET", lambda s: "/api/events/v1/calendar/upcoming", None, None),
         ("invoicing documents/{id}", "GET", lambda s: f"/api/invoicing/v1/documents/{s.document_order}",
          lambda s: s.manager, None),
+        # The admin's pages (issue #31), as the administrator: first pages under 200 ms on the big site.
+        ("admin: dashboard", "GET", lambda s: "/admin/", lambda s: ADMIN, None),
+        ("admin: events", "GET", lambda s: "/admin/events", lambda s: ADMIN, None),
+        (f"admin: events?search={SEARCH_WORD}", "GET", lambda s: f"/admin/events?search={SEARCH_WORD}",
+         lambda s: ADMIN, None),
+        ("admin: events, the last page", "GET", lambda s: f"/admin/events?page={s.admin_last_page}",
+         lambda s: ADMIN, None),
+        ("admin: attendees", "GET", lambda s: "/admin/attendees", lambda s: ADMIN, None),
+        ("admin: an event's attendees", "GET", lambda s: f"/admin/events/{s.event}/attendees", lambda s: ADMIN, None),
+        ("admin: orders", "GET", lambda s: "/admin/orders", lambda s: ADMIN, None),
+        ("admin: orders?status=cancelled", "GET", lambda s: "/admin/orders?status=cancelled", lambda s: ADMIN, None),
+        ("admin: an order", "GET", lambda s: f"/admin/orders/{s.order}", lambda s: ADMIN, None),
+        ("admin: products", "GET", lambda s: "/admin/products", lambda s: ADMIN, None),
+        ("admin: customers", "GET", lambda s: "/admin/customers", lambda s: ADMIN, None),
     ]
+
+
+EXPORTS = [("attendees", "/admin/attendees/export.csv"), ("orders", "/admin/orders/export.csv"),
+           ("events", "/admin/events/export.csv")]
+
+
+def measure_exports(sites, procs):
+    """Each export of EXPORTS whole, once per site, streamed: its time, rows and bytes, and the
+    peak resident memory of the site's worker while it streamed (read every 50 ms) against its
+    memory before."""
+    results = []
+    for label, path in EXPORTS:
+        for site, proc in zip(sites, procs):
+            before = max(worker_rss(proc.pid))
+            peak, done = [before], threading.Event()
+
+            def watch():
+                while not done.wait(0.05):
+                    peak.append(max(worker_rss(proc.pid) or [0]))
+
+            watcher = threading.Thread(target=watch)
+            watcher.start()
+            started = time.perf_counter()
+            res = site.request("GET", path, ADMIN, stream=True)
+            size = lines = 0
+            for chunk in res.iter_content(1 << 16):
+                size += len(chunk)
+                lines += chunk.count(b"\n")
+            elapsed = time.perf_counter() - started
+            done.set()
+            watcher.join()
+            results.append((label, site.label, lines - 1, size, elapsed, before, max(peak)))
+            log(f"  export {label} {site.label}: {lines - 1} rows, {size / 1e6:.0f} MB in {elapsed:.1f} s, "
+                f"worker {before:.0f} -> peak {max(peak):.0f} MB")
+    return results
 
 
 def measure(sites, samples, only=None):
@@ -401,6 +482,7 @@ def main():
     parser.add_argument("--reseed", action="store_true", help="seed the template and build the sites anew")
     parser.add_argument("--rebuild", action="store_true", help="build the sites anew from the template")
     parser.add_argument("--build-only", action="store_true", help="build what is missing, measure nothing")
+    parser.add_argument("--no-exports", action="store_true", help="do not stream the admin's CSV exports")
     parser.add_argument("--code", metavar="DIR", help="run the site on the code of this checkout (e.g. `git archive "
                         "HEAD | tar -x -C DIR`: the code before a change); the template and the sites are then built "
                         "and migrated by it too")
@@ -427,6 +509,8 @@ def main():
             write_ini(ini, app_lines(name, state["secret"]), workers=1)
             cli(ini, "migrate")
             vacuum(name)
+    for name in names:
+        set_admin_password(work / f"{name}.ini")
     if args.build_only:
         return 0
     labels = [f"{n // 1000}k" for n in args.scale]
@@ -436,6 +520,7 @@ def main():
         rss_before = [worker_rss(small_proc.pid), worker_rss(big_proc.pid)]
         results = measure(sites, args.samples, args.only)
         rss_after = [worker_rss(small_proc.pid), worker_rss(big_proc.pid)]
+        exports = [] if args.no_exports else measure_exports(sites, (small_proc, big_proc))
     print(f"\nstoreplatform scale bench: PostgreSQL, gunicorn 1 sync worker per site, one client, each request the "
           f"first after a content write, {args.samples} samples per route and site, {os.cpu_count()} cores\n")
     a, b = labels
@@ -449,6 +534,12 @@ def main():
     for label, before, after in zip(labels, rss_before, rss_after):
         print(f"\nworker memory {label}: {', '.join(f'{x:.0f}' for x in before)} MB at start, "
               f"{', '.join(f'{x:.0f}' for x in after)} MB after the run")
+    if exports:
+        print("\n| admin export | site | rows | MB | seconds | rows/s | worker MB before | peak while streaming |")
+        print("|---|---|---|---|---|---|---|---|")
+        for label, site_label, rows, size, elapsed, before, peak in exports:
+            print(f"| {label} | {site_label} | {rows:,} | {size / 1e6:.0f} | {elapsed:.1f} | {rows / elapsed:,.0f} | "
+                  f"{before:.0f} | {peak:.0f} |")
     return 0
 
 
