@@ -3,6 +3,7 @@ with a Content-Length, chunked, or compressed), to see what the delivery log kee
 response. It records what it was sent, as ``webhook_receiver.Receiver`` does."""
 import gzip
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .webhook_receiver import Received
@@ -10,6 +11,8 @@ from .webhook_receiver import Received
 
 class AnswerReceiver:
     def __init__(self):
+        """``answer``: (status, body, how): how is length (Content-Length), chunked, gzip, or
+        stall (the body as one chunk, then 5 seconds of nothing before its end)."""
         self.requests = []
         self.answer = (200, b"ok", "length")  # (status, body, how: length | chunked | gzip)
         self._lock = threading.Lock()
@@ -36,7 +39,14 @@ class AnswerReceiver:
                     if how == "gzip":
                         answer = gzip.compress(answer)
                         self.send_header("Content-Encoding", "gzip")
-                    if how == "chunked":
+                    if how == "stall":  # the first chunk, then nothing for a while
+                        self.send_header("Transfer-Encoding", "chunked")
+                        self.end_headers()
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(answer), answer))
+                        self.wfile.flush()
+                        time.sleep(5)
+                        self.wfile.write(b"0\r\n\r\n")
+                    elif how == "chunked":
                         self.send_header("Transfer-Encoding", "chunked")
                         self.end_headers()
                         for start in range(0, len(answer), 1000):

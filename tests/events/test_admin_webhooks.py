@@ -338,6 +338,17 @@ def test_a_failed_answer_keeps_its_body_and_bytes_that_are_not_text_are_replaced
     assert 'id="response-body-empty"' in delivery_page(wh, hook["id"], quiet["id"]).text
 
 
+def test_a_body_that_stops_coming_holds_the_worker_about_a_second(make_site, answering):
+    wh, page = logged_in(make_site, **{"events.webhooks.timeout": "10"})
+    wh.webhook("event.created", answering.url("/in"))
+    answering.answer = (200, b"first part", "stall")
+    wh.event("Gala")
+    [delivery] = wh.deliveries()
+    assert delivery["status"] == "delivered" and delivery["response_code"] == 200
+    assert delivery["response_body"] == "first part" and delivery["response_truncated"] is True
+    assert delivery["duration_ms"] < 3000, delivery["duration_ms"]
+
+
 def test_an_unreachable_receiver_shows_the_error_and_no_response(make_site):
     from storeplatform.testing import free_port
 

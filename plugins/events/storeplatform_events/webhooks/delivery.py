@@ -184,27 +184,43 @@ def read_answer(response, deadline):
         deadline = min(deadline, time.monotonic() + SHOWN_BODY_WAIT)
     raw = response.raw
     kept = bytearray()
+    ended = False  # the body was read to its end
     try:
-        while not raw.isclosed():
+        while True:
+            if raw.isclosed():
+                ended = True
+                break
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
-            connection = raw.connection
-            if connection is not None and connection.sock is not None:
-                connection.sock.settimeout(remaining)  # each wait only for the time left
+            sock = answer_socket(raw)
+            if sock is not None:
+                sock.settimeout(remaining)  # each wait only for the time left
             wanted = MAX_KEPT_BODY if whole else MAX_SHOWN_BODY + 1 - len(kept)
             chunk = raw.read1(wanted, decode_content=False)
             if not chunk:
+                ended = raw.isclosed()
                 break
             if len(kept) <= MAX_SHOWN_BODY:
                 kept += chunk[:MAX_SHOWN_BODY + 1 - len(kept)]
             if not whole and len(kept) > MAX_SHOWN_BODY:
                 break
-    except (HTTPError, OSError, ValueError):  # a broken body costs the connection, nothing else
+    except (HTTPError, OSError, ValueError):  # a broken or late body costs the connection, nothing else
         pass
-    truncated = len(kept) > MAX_SHOWN_BODY or not raw.isclosed()
+    truncated = len(kept) > MAX_SHOWN_BODY or not ended
     text, more = shown_text(bytes(kept[:MAX_SHOWN_BODY]), response.headers.get("Content-Encoding", ""), truncated)
     return text, truncated or more
+
+
+def answer_socket(raw):
+    """The socket an answer's body is read from: its connection's while the connection is kept;
+    an answer with ``Connection: close`` has it only through its own reader (http.client drops
+    the connection's reference), reached through private attributes, None if they change."""
+    connection = raw.connection
+    if connection is not None and connection.sock is not None:
+        return connection.sock
+    reader = getattr(getattr(raw, "_fp", None), "fp", None)
+    return getattr(getattr(reader, "raw", None), "_sock", None)
 
 
 def shown_text(data, encoding, cut=False):
