@@ -8,7 +8,8 @@ setup(
     packages=find_packages("src"),
     include_package_data=True,
     package_data={"storeplatform": ["migrations/*.py", "migrations/*.mako", "migrations/versions/*.py",
-                                   "admin/templates/*.jinja2", "admin/static/*"]},
+                                   "admin/templates/*.jinja2", "admin/templates/*/*.jinja2", "admin/static/*",
+                                   "admin/static/vendor/*"]},
     python_requires=">=3.11",
     install_requires=[
         "pyramid>=2.0",

@@ -4,6 +4,8 @@ included), and plugins that see the host only through ``storeplatform.api`` (and
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 HOST = ROOT / "src" / "storeplatform"
 PLUGIN_API = {"storeplatform.api", "storeplatform.api.advanced"}
@@ -103,3 +105,30 @@ def test_plugins_import_only_the_public_api():
                     if (name == "storeplatform" or name.startswith("storeplatform.")) and name not in PLUGIN_API:
                         offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {name}")
     assert offenders == []
+
+
+def _package_data(setup_py):
+    """``package_data`` of a setup.py, read from its syntax tree: {package: [glob, ...]}."""
+    tree = ast.parse(setup_py.read_text())
+    call = next(node for node in ast.walk(tree) if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "setup")
+    keyword = next(k for k in call.keywords if k.arg == "package_data")
+    return ast.literal_eval(keyword.value)
+
+
+@pytest.mark.parametrize("setup_py", sorted([ROOT / "setup.py", *ROOT.glob("plugins/*/setup.py")]),
+                         ids=lambda p: p.parent.name)
+def test_every_file_a_package_reads_is_in_its_distribution(setup_py):
+    """A template, a static file or a migration left out of ``package_data`` works from the
+    checkout (an editable install) and is missing from a wheel: every file in a package folder
+    that is not Python must match one of its globs (setuptools matches each glob in the package's
+    folder, ``*`` not crossing folders)."""
+    for package, globs in _package_data(setup_py).items():
+        folder = (setup_py.parent / "src" / package) if (setup_py.parent / "src").is_dir() else setup_py.parent / package
+        shipped = {path for pattern in globs for path in folder.glob(pattern) if path.is_file()}
+        needed = {path for path in folder.rglob("*") if path.is_file() and path.suffix not in (".py", ".pyc")
+                  and "__pycache__" not in path.parts}
+        assert not needed - shipped, f"{setup_py.relative_to(ROOT)} does not ship: " + ", ".join(
+            sorted(str(p.relative_to(folder)) for p in needed - shipped))
+        # Migrations are Python, and read as files: they must be shipped too.
+        migrations = {path for path in folder.glob("migrations/versions/*.py")}
+        assert migrations <= shipped
