@@ -181,3 +181,33 @@ def test_the_invoicing_plugin_lists_the_orders_documents(make_site):
     bare = make_site()
     login(bare, "boss")
     assert "Documents" not in assert_page(bare.app.get(f"/admin/orders/{paid}"), 200, "Order #").text
+
+
+def test_a_status_change_in_the_admin_sends_the_webhooks_rest_sends(make_site):
+    """Paid in the admin: the events plugin issues the tickets and its attendee.created webhook
+    is delivered, as after REST's order update."""
+    import json
+
+    from events.webhook_fixtures import hooks_site
+    from events.webhook_receiver import Receiver
+    from storeplatform.testing import wait_for
+
+    receiver = Receiver()
+    try:
+        wh = hooks_site(make_site)
+        wh.webhook("attendee.created", receiver.url("/created"))
+        event = wh.event("Recital")
+        product_id = wh.product(event["id"])
+        by_admin = wh.order([(product_id, 2)], status="pending")
+        by_rest = wh.order([(product_id, 1)], status="pending")
+        login(wh.site, "boss", role="shop_manager")
+        page = wh.site.app.get(f"/admin/orders/{by_admin}")
+        form = page.forms["status-form"]
+        form["status"] = "processing"
+        form.submit().follow()
+        wh.set_order_status(by_rest, "processing")
+        assert wait_for(lambda: len(receiver.posts("/created")) == 3)
+        orders = sorted(json.loads(r.body)["data"]["order_id"] for r in receiver.posts("/created"))
+        assert orders == sorted([by_admin, by_admin, by_rest])
+    finally:
+        receiver.close()
