@@ -12,7 +12,7 @@ def storeplatform_site_options():
     return [
         OptionSpec("site.title", "string", "Storeplatform Demo Store", "general", "Site title"),
         OptionSpec("site.url", "string", "http://127.0.0.1:6543", "general", "Site address (URL)",
-                   description="Used for links made outside a web request (worker, CLI)."),
+                   description="Used for links made outside a web request (worker, CLI). Until you set it, the server writes the address it serves at each start."),
         OptionSpec("site.timezone", "timezone", "UTC", "general", "Time zone"),
         OptionSpec("store.name", "string", "Storeplatform Demo Store", "store", "Store name"),
         OptionSpec("store.address", "text", "1 Example Street\n12345 Example City", "store", "Store address"),
