@@ -5,7 +5,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from admin.helpers import assert_page, login
+from admin.helpers import assert_page, login, token
 from storeplatform.testing import count_queries
 
 from .conftest import Evt
@@ -210,4 +210,13 @@ def test_the_pages_need_manage_shop(make_site):
     login(evt.site, "writer", "editor")
     assert_page(evt.app.get("/admin/events", status=403), 403)
     assert_page(evt.app.get("/admin/events/export.csv", status=403), 403)
+    gala = evt.event("Gala", start_date=day(1), end_date=day(1))
+    ticket = evt.tickets(gala["id"])[0]
+    for path in ("/admin/attendees", f"/admin/events/{gala['id']}", f"/admin/events/{gala['id']}/attendees",
+                 "/admin/attendees/export.csv"):
+        assert_page(evt.app.get(path, status=403), 403)
+    page = evt.app.get("/admin/")
+    assert_page(evt.app.post(f"/admin/attendees/{ticket['id']}/checkin", {"csrf_token": token(page)}, status=403),
+                403)
+    assert evt.get(f"/attendees/{ticket['id']}", headers=evt.admin).json["status"] == "active"
     assert "Events" not in [a.text for a in evt.app.get("/admin/").html.select(".menu nav a")]
