@@ -82,3 +82,19 @@ def test_a_user_with_few_pages_sees_only_theirs(make_site, browse):
     assert page.locator(".menu nav a").all_inner_texts() == ["Your profile"]
     assert page.locator(".nav-heading").all_text_contents() == []
     browser.screenshot("layout-author")
+
+
+def test_no_empty_side_column_for_a_user_without_pages(make_site, browse):
+    site = make_site()
+    browser = browse(site)
+    page = browser.page
+    browser.login("zoe", "customer")
+    browser.goto("/admin/")
+    assert page.inner_text("h1") == "Forbidden"
+    # Nothing to list: the bar keeps its "Menu" (log out) at desktop width too, the page the width.
+    assert page.is_visible(".menu summary") and not page.is_visible(".menu .panel")
+    main = box(page, "main")
+    assert abs(main["x"] - (WIDTHS["desktop"][0] - main["x"] - main["width"])) < 20  # centred, no empty column
+    browser.screenshot("layout-no-pages")
+    browser.logout()
+    assert page.url == browser.url("/admin/login")
