@@ -214,7 +214,9 @@
         return res.json().catch(function () { return null; }).then(function (data) {
           if (res.ok && data && data.result) {
             showResult(data);
-            remember(code, data.result, data.title, data.attendee ? data.attendee.name : "");
+            // The ticket's own code when the site knows it (a code typed in small letters is the same ticket).
+            remember(data.attendee ? data.attendee.ticket_code : code, data.result, data.title,
+                     data.attendee ? data.attendee.name : "");
             return refreshLive();
           }
           if (res.redirected) {  // to the login page: the session has ended
