@@ -28,7 +28,7 @@ def arrange(site):
 
 
 def test_orders_products_and_customers(make_site, browse, tmp_path):
-    site = make_site()
+    site = make_site(**{"storeplatform.plugins": "invoicing"})  # its documents on an order's page
     arrange(site)
     browser = browse(site)
     page = browser.page
@@ -55,6 +55,8 @@ def test_orders_products_and_customers(make_site, browse, tmp_path):
     with page.expect_navigation():
         page.click("#orders tbody tr >> nth=0 >> td[data-label=Order] a")
     order_id = int(page.url.rsplit("/", 1)[1])
+    assert page.inner_text(".order-section h2") == "Documents"
+    assert page.locator(".order-section a").count() == 1  # the completed order's invoice
     browser.screenshot("orders-order")
     page.select_option("#field-status", "refunded")
     with page.expect_navigation():
