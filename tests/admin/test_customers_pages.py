@@ -43,7 +43,7 @@ def test_the_list_with_order_figures_search_and_pages(make_site):
     assert logins(page)[0] == "cust54" and "ed" not in logins(page)
     first = page.html.select_one("#customers tbody tr")
     assert first.select_one("td[data-label=Orders]").text == "4"
-    assert first.select_one("td[data-label=Spent]").text == "75.0000"
+    assert first.select_one("td[data-label=Spent]").text == "75.00"
     # Their orders, on the Orders page.
     theirs = site.app.get(first.select_one("td[data-label=Orders] a")["href"])
     assert theirs.html.select_one(".list-total").text == "1–4 of 4 orders found."

@@ -36,7 +36,8 @@ def _paths(mapper):
                                        "subpath": (value,), "namespace": value, "path": value, "slug": value,
                                        "type": value, "key": value, "section": value, "uuid": value,
                                        "product_id": value, "variation_id": value, "name": value,
-                                       "ticket_code": value, "password_id": value})
+                                       "ticket_code": value, "password_id": value, "attendee_id": value,
+                                       "delivery_id": value, "group": value})
             except KeyError:
                 continue
             yield path

@@ -339,3 +339,13 @@ def test_an_option_set_for_the_first_time_by_two_transactions_at_once(shop):
     assert second == {"done": True}
     with site_transaction(registry) as session:
         assert site_options(session)["store.currency"] == "GBP"
+
+
+@pytest.mark.parametrize("stored, shown", [("32.4000", "32.40"), ("12.3450", "12.345"), ("0.0050", "0.005"), ("0", "0.00"),
+                                           ("5", "5.00"), ("-3.1000", "-3.10"), ("1E+2", "100.00"), (None, None)])
+def test_an_amount_is_shown_with_the_digits_stored(stored, shown):
+    from decimal import Decimal
+
+    from storeplatform.store.money import amount_text
+
+    assert amount_text(None if stored is None else Decimal(stored)) == shown

@@ -12,7 +12,7 @@ from storeplatform.api import AdminPage, admin_view, form_values, id_in_range, q
 
 from . import checkin_report, desk
 
-DESK = AdminPage("events-checkin", "Check-in desk", "/checkin", "manage_shop", order=40)
+DESK = AdminPage("events-checkin", "Check-in desk", "/checkin", "manage_shop", order=40, section="Events")
 RECENT_SHOWN = 10
 MAX_SEARCH = 200
 

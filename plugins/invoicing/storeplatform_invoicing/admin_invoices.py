@@ -27,7 +27,7 @@ from . import jobs, order_list
 from .models import DOCUMENT_TYPES
 from .storefront import pdf_response
 
-INVOICES = AdminPage("invoicing-invoices", "Invoices", "/invoices", "manage_shop", order=50)
+INVOICES = AdminPage("invoicing-invoices", "Invoices", "/invoices", "manage_shop", order=23, section="Shop")
 # A selection is at most a few pages of orders; the command line takes any number.
 MAX_SELECTED = 500
 MAX_PAGE = 1_000_000

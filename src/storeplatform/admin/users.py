@@ -14,7 +14,7 @@ from .forms import form_values, refuse_form
 from .guard import admin_redirect, admin_url
 from .pages import AdminPage, admin_view
 
-USERS = AdminPage("users", "Users", "/users", "list_users", order=80)
+USERS = AdminPage("users", "Users", "/users", "list_users", order=91, section="Site")
 # Every member of the staff (whoever may write posts) changes their own password here.
 PROFILE = AdminPage("profile", "Your profile", "/profile", "edit_posts", order=95)
 ONE = r"/{id:\d+}"

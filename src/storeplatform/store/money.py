@@ -13,6 +13,20 @@ def to_decimal(value):
     return value if isinstance(value, Decimal) else Decimal(str(value))
 
 
+def amount_text(value, decimals=2):
+    """A stored amount as a person reads it: at least ``decimals`` places, the stored zeros
+    beyond them dropped (``12.5000`` -> ``12.50``, ``12.3450`` -> ``12.345``): the digits stored,
+    none rounded away or made up. None stays None."""
+    if value is None:
+        return None
+    amount = to_decimal(value)
+    shown = amount.quantize(Decimal(1).scaleb(-decimals)) if amount.as_tuple().exponent < -decimals else amount
+    if shown != amount:
+        text = f"{amount:f}".rstrip("0")
+        return text
+    return f"{shown:.{decimals}f}"
+
+
 def round_money(value, decimals=2):
     """Half-up rounding, as classic shops round (Decimal's default is half-even)."""
     return to_decimal(value).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)

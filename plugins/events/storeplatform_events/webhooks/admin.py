@@ -15,7 +15,7 @@ from .delivery import MAX_SHOWN_BODY
 from .models import WEBHOOK_STATUSES, Webhook, WebhookDelivery
 from .topics import FIRED_TOPICS, TOPICS
 
-WEBHOOKS = AdminPage("webhooks", "Webhooks", "/webhooks", "manage_options", order=50)
+WEBHOOKS = AdminPage("webhooks", "Webhooks", "/webhooks", "manage_options", order=92, section="Site")
 ONE = r"/{id:\d+}"
 DELIVERY = ONE + r"/deliveries/{delivery_id:\d+}"
 FORM = "events/webhook_form.jinja2"
