@@ -16,8 +16,10 @@ topped up with fresh tickets; ``--reseed`` starts it anew.
 
 ``--compare-metrics``: instead of the bare app, the other side is the same site with
 ``storeplatform.metrics = false`` (config/production.ini turns them on), alternated the same way,
-in the same run: the cost of the metrics on each route, and the resident memory of each side's
-workers after each route (it must stay flat under load).
+in the same run: the cost of the metrics on each route, as the rate and as the CPU time the
+workers spent per request (from /proc: less moved by scheduling than the rate), and the resident
+memory of each side's workers after each route (it must stay flat under load).
+``--same-both-sides`` turns them off on both sides: an A/A run, the method's own spread.
 """
 import argparse
 import base64
@@ -378,9 +380,10 @@ def wrk(base, script, duration, threads, connections):
             "p50": float(p50), "p99": float(p99), "used": int(used)}
 
 
-def measure(route, ours, bare, args, work, both_sites=False):
+def measure(route, ours, bare, args, work, both_sites=False, masters=None):
     """``both_sites``: the other side is our site too (``--compare-metrics``): its check-ins use
-    fresh tickets as well."""
+    fresh tickets as well. ``masters``: {side: gunicorn master pid}, to count the CPU time its
+    workers spent on each run (``cpu_us``: per request)."""
     codes_file = work / "codes.txt"
     totals = {"ours": [], "bare": []}
     for round_ in range(args.rounds):
@@ -389,7 +392,9 @@ def measure(route, ours, bare, args, work, both_sites=False):
             if route.template:
                 shutil.copy(STATE / "codes.txt", codes_file)
             script = wrk_script(route, codes_file, args.threads, work / f"{route.name}.lua")
+            cpu_before = workers_cpu_seconds(masters[side]) if masters else 0.0
             result = wrk(base, script, args.duration, args.threads, args.connections)
+            result["cpu"] = workers_cpu_seconds(masters[side]) - cpu_before if masters else 0.0
             if (side == "ours" or both_sites) and route.template:
                 use_tickets(result["used"] * args.threads)
             if result["wrong"] or result["requests"] == 0:
@@ -400,8 +405,26 @@ def measure(route, ours, bare, args, work, both_sites=False):
     for side, results in totals.items():
         n = sum(r["requests"] for r in results)
         seconds = sum(r["seconds"] for r in results)
-        out[side] = {"rps": n / seconds, "p50": sorted(r["p50"] for r in results)[len(results) // 2]}
+        out[side] = {"rps": n / seconds, "p50": sorted(r["p50"] for r in results)[len(results) // 2],
+                     "cpu_us": sum(r["cpu"] for r in results) / n * 1e6,
+                     # Each round's CPU per request, for the spread between rounds.
+                     "cpu_rounds": [r["cpu"] / r["requests"] * 1e6 for r in results]}
     return out
+
+
+def workers_cpu_seconds(master_pid):
+    """CPU time (user + system) the gunicorn master's worker processes have used so far."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    try:
+        children = Path(f"/proc/{master_pid}/task/{master_pid}/children").read_text().split()
+    except OSError:
+        return 0.0
+    for pid in children:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+    return total / tick
 
 
 def workers_rss_mb(master_pid):
@@ -425,8 +448,12 @@ def compare_metrics(args, work, state, secret, web):
     off_lines = {**site_app_lines(secret), "storeplatform.metrics": "false"}
     off_ini = work / "metrics-off.ini"
     write_ini(off_ini, off_lines, args.workers, args.gthreads)
+    on_ini = work / "ours.ini"
+    if args.same_both_sides:  # an A/A run: what the method reads between two identical sides
+        on_ini = work / "metrics-off-too.ini"
+        write_ini(on_ini, off_lines, args.workers, args.gthreads)
     rows = []
-    with served(work / "ours.ini", free_port()) as (on, on_proc), served(off_ini, free_port()) as (off, off_proc):
+    with served(on_ini, free_port()) as (on, on_proc), served(off_ini, free_port()) as (off, off_proc):
         codes = top_up_tickets(on, state, 40_000 if "checkin" in web else 0)
         (STATE / "seed.json").write_text(json.dumps(state))
         analyze()
@@ -441,7 +468,8 @@ def compare_metrics(args, work, state, secret, web):
             if route.template:
                 top_up_tickets(on, state, wanted)
                 (STATE / "seed.json").write_text(json.dumps(state))
-            result = measure(route, on, off, args, work, both_sites=True)
+            result = measure(route, on, off, args, work, both_sites=True,
+                             masters={"ours": on_proc.pid, "bare": off_proc.pid})
             memory["on"].append(workers_rss_mb(on_proc.pid))
             memory["off"].append(workers_rss_mb(off_proc.pid))
             rows.append((route, result, memory["on"][-1], memory["off"][-1]))
@@ -450,12 +478,18 @@ def compare_metrics(args, work, state, secret, web):
         f"{args.workers} sync workers"
     print(f"\nstoreplatform metrics cost: PostgreSQL + Redis, gunicorn {workers}, wrk -t{args.threads} "
           f"-c{args.connections}, {args.rounds} x {args.duration} s per side, alternated, {os.cpu_count()} cores\n")
-    print("| route | metrics on req/s | off req/s | on p50 ms | off p50 ms | cost | workers' RSS on / off MB |")
-    print("|---|---|---|---|---|---|---|")
+    print("| route | metrics on req/s | off req/s | on p50 ms | off p50 ms | cost (rate) | workers' CPU us/request "
+          "on / off | cost (CPU) | workers' RSS on / off MB |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for route, result, rss_on, rss_off in rows:
         o, b = result["ours"], result["bare"]
         print(f"| {route.label} | {o['rps']:.0f} | {b['rps']:.0f} | {o['p50']:.1f} | {b['p50']:.1f} | "
-              f"{(1 - o['rps'] / b['rps']) * 100:+.1f} % | {rss_on:.0f} / {rss_off:.0f} |")
+              f"{(1 - o['rps'] / b['rps']) * 100:+.1f} % | {o['cpu_us']:.0f} / {b['cpu_us']:.0f} | "
+              f"{(o['cpu_us'] / b['cpu_us'] - 1) * 100:+.1f} % | {rss_on:.0f} / {rss_off:.0f} |")
+    print("\nworkers' CPU us/request of each round (on | off):")
+    for route, result, _, _ in rows:
+        print(f"  {route.label}: {' '.join(f'{x:.0f}' for x in result['ours']['cpu_rounds'])} | "
+              f"{' '.join(f'{x:.0f}' for x in result['bare']['cpu_rounds'])}")
     print(f"\nworkers' RSS (MB) after start-up and after each route, metrics on: "
           f"{' -> '.join(f'{m:.0f}' for m in memory['on'])}; off: {' -> '.join(f'{m:.0f}' for m in memory['off'])}")
     return 0
@@ -508,6 +542,8 @@ def main():
     parser.add_argument("--compare-metrics", action="store_true",
                         help="measure the site with its metrics on against the same site with them off (instead of "
                              "the bare app), alternated in one run, with the workers' memory after each route")
+    parser.add_argument("--same-both-sides", action="store_true",
+                        help="with --compare-metrics: metrics off on both sides (an A/A run: the method's own spread)")
     parser.add_argument("--profile", type=Path, metavar="DIR",
                         help="after measuring each route, load ours once more under py-spy (--idle: waits on the "
                              "database count) and write DIR/<route>.raw and its summary DIR/<route>.txt")
