@@ -453,7 +453,12 @@ def compare_metrics(args, work, state, secret, web):
         on_ini = work / "metrics-off-too.ini"
         write_ini(on_ini, off_lines, args.workers, args.gthreads)
     rows = []
-    with served(on_ini, free_port()) as (on, on_proc), served(off_ini, free_port()) as (off, off_proc):
+    with contextlib.ExitStack() as stack:
+        # The server started first has read a few percent faster in A/A runs: --off-first swaps.
+        first, second = (off_ini, on_ini) if args.off_first else (on_ini, off_ini)
+        started = {first: stack.enter_context(served(first, free_port())),
+                   second: stack.enter_context(served(second, free_port()))}
+        (on, on_proc), (off, off_proc) = started[on_ini], started[off_ini]
         codes = top_up_tickets(on, state, 40_000 if "checkin" in web else 0)
         (STATE / "seed.json").write_text(json.dumps(state))
         analyze()
@@ -542,6 +547,8 @@ def main():
     parser.add_argument("--compare-metrics", action="store_true",
                         help="measure the site with its metrics on against the same site with them off (instead of "
                              "the bare app), alternated in one run, with the workers' memory after each route")
+    parser.add_argument("--off-first", action="store_true",
+                        help="with --compare-metrics: start the side with the metrics off first")
     parser.add_argument("--same-both-sides", action="store_true",
                         help="with --compare-metrics: metrics off on both sides (an A/A run: the method's own spread)")
     parser.add_argument("--profile", type=Path, metavar="DIR",
