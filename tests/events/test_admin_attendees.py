@@ -269,7 +269,7 @@ def test_the_csv_export_of_a_small_set_byte_for_byte(office):
     assert len(office.app.get("/admin/attendees/export.csv").text.splitlines()) == 5
 
 
-MANY = 200_000
+MANY = 60_000  # a stream stays a few MB; held whole these rows are ~80 MB (the scale bench streams 1,000,000)
 
 
 def _resident():
@@ -278,8 +278,8 @@ def _resident():
     return int(status["VmRSS"].split()[0]) * 1024, int(status["VmHWM"].split()[0]) * 1024
 
 
-def test_the_export_of_200000_attendees_streams_in_constant_memory(make_site):
-    """200,000 attendees inserted in SQL (some 17 MB of CSV, hundreds of MB as Python rows),
+def test_the_export_of_60000_attendees_streams_in_constant_memory(make_site):
+    """60,000 attendees inserted in SQL (some 5 MB of CSV, ~80 MB as Python rows),
     exported through the app and thrown away as read: the process's peak resident memory grows
     by a few MB at most (the peak is reset through /proc/self/clear_refs)."""
     evt = Evt(make_site(**{"storeplatform.plugins": "events"}))
@@ -310,8 +310,8 @@ def test_the_export_of_200000_attendees_streams_in_constant_memory(make_site):
         lines += chunk.count(b"\r\n")
     _, peak = _resident()
     getattr(response.app_iter, "close", lambda: None)()
-    assert lines == MANY + 1 and size > 15_000_000
-    assert peak - before < 25_000_000, f"the export grew the process by {peak - before} bytes for {size} of CSV"
+    assert lines == MANY + 1 and size > 4_500_000
+    assert peak - before < 20_000_000, f"the export grew the process by {peak - before} bytes for {size} of CSV"
 
 
 def test_the_alternate_variant_site_has_the_same_pages(make_site):
