@@ -412,29 +412,28 @@ def measure(route, ours, bare, args, work, both_sites=False, masters=None):
     return out
 
 
+def worker_pids(master_pid):
+    """The process ids of the gunicorn master's workers (from /proc), [] once it is gone."""
+    try:
+        return Path(f"/proc/{master_pid}/task/{master_pid}/children").read_text().split()
+    except OSError:
+        return []
+
+
 def workers_cpu_seconds(master_pid):
     """CPU time (user + system) the gunicorn master's worker processes have used so far."""
-    tick = os.sysconf("SC_CLK_TCK")
     total = 0
-    try:
-        children = Path(f"/proc/{master_pid}/task/{master_pid}/children").read_text().split()
-    except OSError:
-        return 0.0
-    for pid in children:
+    for pid in worker_pids(master_pid):
         with contextlib.suppress(OSError, ValueError, IndexError):
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
             total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
-    return total / tick
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def workers_rss_mb(master_pid):
     """Resident memory of the gunicorn master's worker processes, in MB (from /proc)."""
     total = 0
-    try:
-        children = Path(f"/proc/{master_pid}/task/{master_pid}/children").read_text().split()
-    except OSError:
-        return 0.0
-    for pid in children:
+    for pid in worker_pids(master_pid):
         with contextlib.suppress(OSError):
             for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
