@@ -22,6 +22,13 @@ from storeplatform.plugins import available_plugins
 from storeplatform.testing import Site, TestDatabase
 
 
+def pytest_collection_modifyitems(config, items):
+    # Tests in a real Chromium carry the marker ``browser`` (.ci/run runs them on SQLite only).
+    for item in items:
+        if "browse" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+
+
 def pytest_collection_finish(session):
     """The garbage collector of a test process: what is loaded by now (the modules, the tests)
     lives to the end, so it leaves the collector's count (``gc.freeze``), and the youngest
