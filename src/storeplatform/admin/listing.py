@@ -19,7 +19,7 @@ from pyramid.httpexceptions import HTTPBadRequest
 from pyramid.response import Response
 from sqlalchemy import func, select
 
-from ..rest.pagination import _rows as page_rows_of
+from ..rest.pagination import page_rows
 from ..store.options import site_timezone
 
 # The deepest page a link may name: the offset stays a 64-bit integer on every database
@@ -200,7 +200,7 @@ def page_of(request, query, stmt, *, total=None, keys=None):
     pages = max(1, -(-total // query.per_page))
     page = min(query.page, pages)
     offset = (page - 1) * query.per_page
-    rows = page_rows_of(request, stmt, keys, offset, query.per_page, total) if offset < total else []
+    rows = page_rows(request, stmt, keys, offset, query.per_page, total) if offset < total else []
 
     def url(number):
         return request.path_url + "?" + urlencode(query.params(page=number))

@@ -50,7 +50,7 @@ def paginate(request, stmt, total=None, keys=None):
     offset = (page - 1) * per_page
     if offset >= total:
         return []
-    return _rows(request, stmt, keys, offset, per_page, total)
+    return page_rows(request, stmt, keys, offset, per_page, total)
 
 
 def _page_of(request):
@@ -61,7 +61,10 @@ def _count_stmt(stmt):
     return select(func.count()).select_from(stmt.order_by(None).subquery())
 
 
-def _rows(request, stmt, keys, offset, limit, total):
+def page_rows(request, stmt, keys, offset, limit, total):
+    """The rows of ``stmt`` from ``offset`` (at most ``limit``) of a list of ``total`` rows: the
+    offset walked on ``keys`` (an index of ids) when given, a page past the middle read from the
+    far end. REST's ``paginate`` and the admin's lists (``admin.listing.page_of``) share it."""
     ordered = stmt if keys is None else keys
     rest = min(limit, total - offset)  # the page's rows, as the total says
     from_end = total - offset - rest  # the page's offset in the reversed order
