@@ -11,7 +11,7 @@ import json
 import re
 import threading
 
-from sqlalchemy import BigInteger, Column, Connection, String, Table, bindparam, event, inspect, select, text
+from sqlalchemy import BigInteger, Column, Connection, String, Table, event, inspect, select, text
 
 from .meta import metadata
 
@@ -214,32 +214,34 @@ def track_writes(session_factory):
     event.listen(session_factory, "before_commit", lock_generations_in_order)
 
 
-_LOCK_GENERATIONS = {
-    "some": text("SELECT name FROM generations WHERE name IN :names ORDER BY name FOR UPDATE")
-    .bindparams(bindparam("names", expanding=True)),
-    "all": text("SELECT name FROM generations ORDER BY name FOR UPDATE"),
-}
+# A generation's row is made by its first bump: two transactions making two new rows in opposite
+# orders would wait for each other's insert as they would for each other's update, so the rows
+# are made (in name order) before they are locked.
+_SEED_GENERATIONS = text("INSERT INTO generations (name, value) SELECT name, 0 FROM unnest(CAST(:names AS text[])) "
+                         "AS seed(name) ORDER BY name ON CONFLICT (name) DO NOTHING")
+_LOCK_GENERATIONS = text("SELECT name FROM generations WHERE name = ANY(CAST(:names AS text[])) ORDER BY name FOR UPDATE")
 
 
 def lock_generations_in_order(session):
     """On PostgreSQL the generations a transaction moved on are bumped at its commit, each row
     locked in the order the transaction first wrote its tables: two transactions writing two
     generations in opposite orders would each hold the row the other waits for, and one would
-    die as a deadlock. A transaction that wrote more than one generation (or cannot tell which)
-    locks their rows in name order first; one that wrote a single generation, as nearly every
-    request does, costs nothing more."""
+    die as a deadlock. A transaction that wrote more than one generation (or cannot tell which:
+    then every declared one) makes and locks their rows in name order first; one that wrote a
+    single generation, as nearly every request does, costs nothing more."""
     written = session.info.get(_WRITTEN)
     if not written or session.in_nested_transaction():
         return
     if session.get_bind().dialect.name != "postgresql":
         return  # SQLite's writers take turns: there is one lock
-    if EVERYTHING in written:
-        session.execute(_LOCK_GENERATIONS["all"])
-        return
     tables = _declared_tables()
-    names = sorted({tables[table] for table in written if table in tables})
+    if EVERYTHING in written:
+        names = sorted(set(tables.values()))
+    else:
+        names = sorted({tables[table] for table in written if table in tables})
     if len(names) > 1:
-        session.execute(_LOCK_GENERATIONS["some"], {"names": names})
+        session.execute(_SEED_GENERATIONS, {"names": names})
+        session.execute(_LOCK_GENERATIONS, {"names": names})
 
 
 def count_write(session, table):
