@@ -2,7 +2,7 @@
 live here, one row per post (keyed by the post id), so that lists filter and sort in SQL."""
 from collections import namedtuple
 
-from sqlalchemy import JSON, Boolean, Date, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Boolean, Date, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from storeplatform.api import Base, UTCDateTime, utcnow
@@ -92,6 +92,12 @@ class SpeakerDetails(Base):
 INTERNAL_COLUMNS = frozenset({"cancelled_by_order"})
 
 
+# The four texts an attendee search matches, as one lower-case text: the expression of the GIN
+# trigram index ix_evt_attendees_search_trgm on PostgreSQL (views/attendees.py narrows a search
+# with it), written as PostgreSQL reads it back so that the migrated index matches the model.
+ATTENDEE_SEARCH_TEXT = "lower((((((first_name || ' ') || last_name) || ' ') || email) || ' ') || ticket_code)"
+
+
 class Attendee(Base):
     """One ticket unit of a paid order. ``event_id`` and ``order_id`` carry no foreign key on
     purpose: deleting an event or an order must not erase the record of what was sold (its
@@ -106,6 +112,9 @@ class Attendee(Base):
         Index("ix_evt_attendees_event_status", "event_id", "status"),
         Index("ix_evt_attendees_event_checked_in", "event_id", "checked_in_at"),
         Index("ix_evt_attendees_created_id", "created_at", "id"),
+        # The search (PostgreSQL only: SQLite can reflect no expression index).
+        Index("ix_evt_attendees_search_trgm", text(ATTENDEE_SEARCH_TEXT), postgresql_using="gin").ddl_if(
+            dialect="postgresql"),
         # Attendees per status and per event and status, kept by the database: the list's totals.
         {"info": {"counts": (("status",), ("event_id", "status"))}},
     )

@@ -3,7 +3,7 @@ number of queries whatever the page size; the page itself is the host's ``pagina
 one lookup that answers a catalogue 404."""
 from datetime import datetime
 
-from sqlalchemy import func, literal, or_, select
+from sqlalchemy import String, func, literal, literal_column, or_, select
 from sqlalchemy.orm import lazyload
 
 from storeplatform.api import (
@@ -17,6 +17,7 @@ from storeplatform.api import (
 )
 
 from .models import (
+    ATTENDEE_SEARCH_TEXT,
     CATEGORY_TAXONOMY,
     EVENT_TYPE,
     EventDetails,
@@ -32,6 +33,18 @@ def like_pattern(text):
 
 def ilike(column, text):
     return column.ilike(like_pattern(text), escape="\\")
+
+
+ATTENDEE_TEXT = literal_column(ATTENDEE_SEARCH_TEXT, String)
+
+
+def attendee_text_holds(text):
+    """Attendees whose first name, last name, e-mail and ticket code, as one lower-case text,
+    hold ``text``: on PostgreSQL a read of the trigram index ix_evt_attendees_search_trgm, where
+    a search of the columns one by one scans every attendee. A search of any of those columns
+    (or of two joined by a space) is narrowed by it, then checked exactly: a match here may
+    run across two columns."""
+    return ATTENDEE_TEXT.like(func.lower(like_pattern(text)), escape="\\")
 
 
 def constant(value):

@@ -4,7 +4,7 @@ import colander
 from .. import accounts
 from ..auth.capabilities import ROLES
 from ..rest import DecimalText, PaginationSchema, StrictBoolean, StrictInt, StrictString, make_partial
-from ..rest.types import OptionalId, RowId, bound_check, money_amount
+from ..rest.types import DateText, OptionalId, RowId, bound_check, money_amount
 from .orders import BILLING_FIELDS, STATUSES as ORDER_STATUSES, line_problems
 from .products import STATUSES as PRODUCT_STATUSES, TYPES as PRODUCT_TYPES
 
@@ -109,6 +109,14 @@ class OrderUpdate(colander.MappingSchema):
 
 class OrderListQuery(PaginationSchema):
     status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(ORDER_STATUSES))
+
+
+class SalesReportQuery(colander.MappingSchema):
+    date_min = colander.SchemaNode(DateText(), missing=colander.drop,
+                                   description="First local day, YYYY-MM-DD (default 29 days before date_max).")
+    date_max = colander.SchemaNode(DateText(), missing=colander.drop,
+                                   description="Last local day, YYYY-MM-DD (default today, or 29 days after date_min "
+                                               "if that is earlier).")
 
 
 class LoginBody(colander.MappingSchema):

@@ -5,7 +5,7 @@ from sqlalchemy import or_
 from storeplatform.api import Service
 
 from ..models import Attendee
-from ..queries import ilike
+from ..queries import attendee_text_holds, ilike
 from ..views import attendees as standard
 from . import renames, schemas
 from .generic import options_of
@@ -23,6 +23,7 @@ def list_attendees(request):
     if v.get("search"):
         s = v["search"]
         # "Anna Nowak" finds Anna Nowak: the name is first, last or both.
-        stmt = stmt.where(or_(ilike(Attendee.first_name, s), ilike(Attendee.last_name, s),
+        stmt = stmt.where(attendee_text_holds(s),
+                          or_(ilike(Attendee.first_name, s), ilike(Attendee.last_name, s),
                               ilike(Attendee.first_name + " " + Attendee.last_name, s), ilike(Attendee.email, s)))
     return standard.page_json(request, stmt)

@@ -2,7 +2,7 @@
 
 Every answer is made from ``AttendeeRecord``s read as plain rows (the one shape the serializer
 takes and hooks are given); only the update loads the ORM's ``Attendee``, to write it."""
-from sqlalchemy import or_, select
+from sqlalchemy import and_, or_, select
 
 from storeplatform.api import Post, Service, count_rows, paginate, site_timezone, utcnow
 
@@ -24,6 +24,14 @@ def attendee_rows(model=None):
     return select(*columns, Post.title).outerjoin(Post, Post.id == Attendee.event_id)
 
 
+def search_condition(search):
+    """Attendees whose first name, last name, e-mail or ticket code holds ``search``
+    (case-insensitive; the trigram index narrows it on PostgreSQL: ``queries.attendee_text_holds``)."""
+    return and_(queries.attendee_text_holds(search),
+                or_(queries.ilike(Attendee.first_name, search), queries.ilike(Attendee.last_name, search),
+                    queries.ilike(Attendee.email, search), queries.ilike(Attendee.ticket_code, search)))
+
+
 def list_stmt(v):
     """The attendee list's statement as ``v`` asks (filters, order)."""
     return list_query(v)[0]
@@ -34,9 +42,7 @@ def list_query(v):
     same order (the offset is walked on an attendees index, the titles joined to the page only)."""
     conditions = []
     if v.get("search"):
-        s = v["search"]
-        conditions.append(or_(queries.ilike(Attendee.first_name, s), queries.ilike(Attendee.last_name, s),
-                              queries.ilike(Attendee.email, s), queries.ilike(Attendee.ticket_code, s)))
+        conditions.append(search_condition(v["search"]))
     if "event" in v:
         conditions.append(Attendee.event_id == v["event"])
     if "order_id" in v:

@@ -1,9 +1,9 @@
 """REST routes of the store core: {rest_root}/store/v1, one module per resource."""
-from . import auth, orders, products, settings, users
+from . import auth, orders, products, reports, settings, users
 
 NAMESPACE = "store/v1"
 
 
 def includeme(config):
-    config.add_rest_namespace(NAMESPACE, description="Store core: users, settings, products, orders.")
-    config.add_rest_services(auth, settings, products, orders, users)
+    config.add_rest_namespace(NAMESPACE, description="Store core: users, settings, products, orders, reports.")
+    config.add_rest_services(auth, settings, products, orders, reports, users)
