@@ -71,6 +71,7 @@ def run_pasted(command, env):
     return done.stdout.strip()
 
 
+@pytest.mark.embedded_defaults
 def test_dev_serve_ends_with_the_ready_block_and_its_addresses_and_commands_work(tmp_path):
     from served.helpers import Served, backend
 

@@ -10,7 +10,11 @@ import urllib.request
 import uuid
 from pathlib import Path
 
+import pytest
+
 from storeplatform.testing import TestDatabase as Database, cli_environ, free_port, queue_url, run_cli, wait_for
+
+pytestmark = pytest.mark.production_topology
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

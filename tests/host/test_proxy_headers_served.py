@@ -181,7 +181,9 @@ def _check_untrusted(server, creds):
     assert statuses == [404, 404, 429]
 
 
-@pytest.mark.parametrize("shipped", ["development.ini", "config/production.ini"], ids=["waitress", "gunicorn"])
+@pytest.mark.parametrize("shipped", [pytest.param("development.ini", marks=pytest.mark.embedded_defaults),
+                                     pytest.param("config/production.ini", marks=pytest.mark.production_topology)],
+                         ids=["waitress", "gunicorn"])
 def test_the_sites_trusted_proxies_alone_decide_under_the_real_server(shipped, tmp_path):
     database = Database(tmp_path)
     env = cli_environ()

@@ -8,12 +8,15 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from storeplatform.testing import cli_environ, free_port, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
 
+@pytest.mark.embedded_defaults
 def test_development_ini_serves_with_embedded_worker_and_stops_on_sigterm(tmp_path):
     ini = tmp_path / "development.ini"
     shutil.copy(ROOT / "development.ini", ini)

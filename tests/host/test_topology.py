@@ -11,6 +11,8 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from storeplatform.testing import cli_environ, free_port, queue_url, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,6 +26,7 @@ def post(port, path, body):
         return res.status, json.loads(res.read())
 
 
+@pytest.mark.production_topology
 def test_gunicorn_web_processes_and_worker_processes(make_site, database, tmp_path):
     url = queue_url(tmp_path)
     site = make_site(**{"storeplatform.plugins": "thirdparty_tasks", "huey.url": url})
