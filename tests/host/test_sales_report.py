@@ -76,6 +76,14 @@ def test_bad_periods_are_named(make_site):
     err = assert_error(site.app.get(R, {"date_min": "2025-01-01", "date_max": "2026-01-02"}, headers=manager,
                                     status=400), 400, "rest_invalid_param")
     assert set(err["data"]["params"]) == {"date_max"}
+    # The calendar's ends: a default period from them would leave it.
+    for name, edge in (("date_max", "0001-01-01"), ("date_min", "9999-12-31"), ("date_min", "1899-12-31")):
+        err = assert_error(site.app.get(R, {name: edge}, headers=manager, status=400), 400, "rest_invalid_param")
+        assert set(err["data"]["params"]) == {name}
+    # A date_min after today without a date_max: the default end is today, before it.
+    err = assert_error(site.app.get(R, {"date_min": "9998-12-31"}, headers=manager, status=400), 400,
+                       "rest_invalid_param")
+    assert "today" in err["data"]["params"]["date_min"]
     for bad in ("2026-02-30", "yesterday", "2026-1-1", "99999-01-01"):
         err = assert_error(site.app.get(R, {"date_min": bad}, headers=manager, status=400), 400, "rest_invalid_param")
         assert set(err["data"]["params"]) == {"date_min"}
