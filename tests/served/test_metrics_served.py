@@ -14,7 +14,6 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from storeplatform.testing import free_port
@@ -68,7 +67,6 @@ def site_ini(tmp_path):
     return ini
 
 
-@pytest.mark.production_topology
 def test_metrics_add_up_across_gunicorn_workers_and_the_standalone_worker(tmp_path):
     with backend(tmp_path) as site:
         env = site.environ()
