@@ -572,6 +572,19 @@ def assert_admin_page(res, status, text=None):
     return res
 
 
+def resident_memory():
+    """(now, peak) resident memory of this process in bytes (Linux's /proc/self/status)."""
+    with open("/proc/self/status") as status_file:
+        status = dict(line.split(":", 1) for line in status_file.read().splitlines() if ":" in line)
+    return int(status["VmRSS"].split()[0]) * 1024, int(status["VmHWM"].split()[0]) * 1024
+
+
+def reset_peak_memory():
+    """The peak ``resident_memory`` reports starts again from now (Linux's clear_refs)."""
+    with open("/proc/self/clear_refs", "w") as clear_refs:
+        clear_refs.write("5")
+
+
 def free_port():
     """A TCP port on 127.0.0.1 that nothing listens on now (for servers a test starts)."""
     import socket

@@ -17,7 +17,7 @@ from sqlalchemy import insert, select
 
 from storeplatform.api import (AdminPage, Product, admin_view, count_rows, csv_cell, csv_response, export_filename,
                                hookimpl, list_query, page_of, site_timezone, text_contains)
-from storeplatform.testing import count_queries, served_over_http
+from storeplatform.testing import count_queries, reset_peak_memory, resident_memory, served_over_http
 
 from .helpers import assert_page, login
 
@@ -189,12 +189,6 @@ def _insert_many(site, n):
             f"FROM ({numbers}) AS numbers"), {"n": n})
 
 
-def _resident():
-    """(now, peak) resident memory of this process in bytes (Linux)."""
-    status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
-    return int(status["VmRSS"].split()[0]) * 1024, int(status["VmHWM"].split()[0]) * 1024
-
-
 def test_a_large_export_streams_in_constant_memory(make_site):
     """60,000 rows (some 3.6 MB of CSV, 60 MB as Python rows) through the served app, read by
     a client that throws them away: the process's peak resident memory (server thread
@@ -208,15 +202,15 @@ def test_a_large_export_streams_in_constant_memory(make_site):
         request = urllib.request.Request(base_url + "/admin/things/export.csv", headers={"Cookie": cookie})
         urllib.request.urlopen(base_url + "/admin/login").read()  # the server's thread, warm
         gc.collect()
-        Path("/proc/self/clear_refs").write_text("5")  # the peak starts again from now
-        before, _ = _resident()
+        reset_peak_memory()
+        before, _ = resident_memory()
         lines = size = 0
         with urllib.request.urlopen(request, timeout=600) as answer:
             assert answer.headers["Content-Type"] == "text/csv; charset=utf-8"
             while chunk := answer.read(65536):
                 size += len(chunk)
                 lines += chunk.count(b"\n")
-        _, peak = _resident()
+        _, peak = resident_memory()
     assert lines == rows + 1
     assert size > 2_400_000
     assert peak - before < 20_000_000, f"the export grew the process by {peak - before} bytes for {size} of CSV"

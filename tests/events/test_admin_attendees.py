@@ -5,7 +5,6 @@ deliveries), refusals shown on the list with nothing written; the CSV export, ex
 set and in constant memory for 200,000 attendees; bad input as clean 400/404 pages."""
 import gc
 import re
-from pathlib import Path
 
 import pytest
 from sqlalchemy import select, text
@@ -13,6 +12,7 @@ from webob import Request
 from zope.sqlalchemy import mark_changed
 
 from admin.helpers import assert_page, login, token
+from storeplatform.testing import reset_peak_memory, resident_memory
 from storeplatform_events.webhooks.models import WebhookDelivery
 
 from .conftest import Evt
@@ -272,12 +272,6 @@ def test_the_csv_export_of_a_small_set_byte_for_byte(office):
 MANY = 60_000  # a stream stays a few MB; held whole these rows are ~80 MB (the scale bench streams 1,000,000)
 
 
-def _resident():
-    """(now, peak) resident memory of this process in bytes (Linux)."""
-    status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
-    return int(status["VmRSS"].split()[0]) * 1024, int(status["VmHWM"].split()[0]) * 1024
-
-
 def test_the_export_of_60000_attendees_streams_in_constant_memory(make_site):
     """60,000 attendees inserted in SQL (some 5 MB of CSV, ~80 MB as Python rows),
     exported through the app and thrown away as read: the process's peak resident memory grows
@@ -302,13 +296,13 @@ def test_the_export_of_60000_attendees_streams_in_constant_memory(make_site):
     response = request.get_response(evt.site.wsgi)
     assert response.status_int == 200, response.text[:300]
     gc.collect()
-    Path("/proc/self/clear_refs").write_text("5")  # the peak starts again from now
-    before, _ = _resident()
+    reset_peak_memory()
+    before, _ = resident_memory()
     size = lines = 0
     for chunk in response.app_iter:
         size += len(chunk)
         lines += chunk.count(b"\r\n")
-    _, peak = _resident()
+    _, peak = resident_memory()
     getattr(response.app_iter, "close", lambda: None)()
     assert lines == MANY + 1 and size > 4_500_000
     assert peak - before < 20_000_000, f"the export grew the process by {peak - before} bytes for {size} of CSV"
