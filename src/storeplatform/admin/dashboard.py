@@ -45,7 +45,7 @@ def storeplatform_admin_dashboard_panels(request):
     from ..auth import user_can
     from ..store.money import currency_format, format_money
     from ..store.options import site_timezone
-    from ..store.sales import daily_sales
+    from ..store.sales import daily_sales, period_totals
 
     # The numbers of store/v1/orders, which needs manage_shop.
     if not user_can(request, "manage_shop"):
@@ -55,8 +55,7 @@ def storeplatform_admin_dashboard_panels(request):
     money = currency_format(session)
     today = datetime.now(tz).date()
     days = daily_sales(session, today - timedelta(days=DAYS - 1), today, tz, money["currency"])
-    total_orders = sum(d.orders for d in days)
-    total_revenue = sum((d.revenue for d in days), start=days[0].revenue * 0)
+    total_orders, total_revenue = period_totals(days)
     rows = [{"day": d.day.isoformat(), "label": short_day(d.day), "orders": d.orders,
              "revenue": format_money(d.revenue, money), "amount": str(d.revenue)} for d in days]
     chart = {

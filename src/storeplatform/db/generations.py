@@ -216,10 +216,11 @@ def track_writes(session_factory):
 
 # A generation's row is made by its first bump: two transactions making two new rows in opposite
 # orders would wait for each other's insert as they would for each other's update, so the rows
-# are made (in name order) before they are locked.
-_SEED_GENERATIONS = text("INSERT INTO generations (name, value) SELECT name, 0 FROM unnest(CAST(:names AS text[])) "
-                         "AS seed(name) ORDER BY name ON CONFLICT (name) DO NOTHING")
-_LOCK_GENERATIONS = text("SELECT name FROM generations WHERE name = ANY(CAST(:names AS text[])) ORDER BY name FOR UPDATE")
+# are made and locked in name order, in one statement (ON CONFLICT DO UPDATE locks the rows that
+# exist, and its WHERE false leaves them as they are).
+_LOCK_GENERATIONS = text("INSERT INTO generations (name, value) SELECT name, 0 FROM unnest(CAST(:names AS text[])) "
+                         "AS seed(name) ORDER BY name ON CONFLICT (name) DO UPDATE SET value = generations.value "
+                         "WHERE false")
 
 
 def lock_generations_in_order(session):
@@ -240,7 +241,6 @@ def lock_generations_in_order(session):
     else:
         names = sorted({tables[table] for table in written if table in tables})
     if len(names) > 1:
-        session.execute(_SEED_GENERATIONS, {"names": names})
         session.execute(_LOCK_GENERATIONS, {"names": names})
 
 

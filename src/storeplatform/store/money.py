@@ -22,8 +22,7 @@ def amount_text(value, decimals=2):
     amount = to_decimal(value)
     shown = amount.quantize(Decimal(1).scaleb(-decimals)) if amount.as_tuple().exponent < -decimals else amount
     if shown != amount:
-        text = f"{amount:f}".rstrip("0")
-        return text
+        return f"{amount:f}".rstrip("0")
     return f"{shown:.{decimals}f}"
 
 

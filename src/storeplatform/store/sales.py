@@ -39,6 +39,11 @@ def local_day_bounds(first_day, last_day, tz):
     return start, end
 
 
+def period_totals(days):
+    """(orders, revenue) of the ``DaySales`` of a period (``daily_sales``), revenue exact."""
+    return sum(d.orders for d in days), sum((d.revenue for d in days), start=days[0].revenue * 0)
+
+
 @cached
 def daily_sales(session, first_day, last_day, tz, currency):
     """(DaySales, ...) of every local day from ``first_day`` to ``last_day`` (both included, days

@@ -8,7 +8,7 @@ from .. import schemas
 from ..money import currency_format
 from ..options import site_timezone
 from ..orders import PAID_STATUSES
-from ..sales import daily_sales
+from ..sales import daily_sales, period_totals
 
 # A default period of 30 days ending today, as the dashboard's; at most a leap year of days
 # per request (an answer of 366 rows, one statement over the orders' creation index).
@@ -50,13 +50,14 @@ def sales_report(request):
     currency = currency_format(session)["currency"]
     date_min, date_max = report_period(request.validated, datetime.now(tz).date())
     days = daily_sales(session, date_min, date_max, tz, currency)
+    total_orders, total_revenue = period_totals(days)
     return {
         "date_min": date_min.isoformat(),
         "date_max": date_max.isoformat(),
         "timezone": str(tz),
         "currency": currency,
         "statuses": list(PAID_STATUSES),
-        "total_orders": sum(d.orders for d in days),
-        "total_revenue": sum((d.revenue for d in days), start=days[0].revenue * 0),
+        "total_orders": total_orders,
+        "total_revenue": total_revenue,
         "days": [{"date": d.day.isoformat(), "orders": d.orders, "revenue": d.revenue} for d in days],
     }
