@@ -100,6 +100,14 @@ def logged_path(request):
         return request.environ.get("PATH_INFO", "").encode("latin-1").decode("utf-8", "backslashreplace")
 
 
+def log_server_error(logger, request, status, what, cause=None, exc_info=None):
+    """The one line a 5xx answer leaves (its record carries the request id, as every record made
+    during a request does; both shipped formats show it): method, raw path, status, what was
+    answered and the cause (an exception's repr; with ``exc_info`` its traceback follows)."""
+    logger.error("%s %r answered %s %s: %s", request.method, request.environ.get("PATH_INFO"), status, what,
+                 "no cause recorded" if cause is None else repr(cause), exc_info=exc_info)
+
+
 def request_log_tween_factory(handler, registry):
     # The site's request metrics (storeplatform.metrics), when they are on: one observation of
     # the duration the access record shows.
@@ -130,6 +138,14 @@ def request_log_tween_factory(handler, registry):
             request_id_var.reset(token)
 
     return request_log_tween
+
+
+class TextFormatter(logging.Formatter):
+    """logging's own formatter, with ``%(request_id)s`` written ``-`` on a record made before the
+    site installed its record factory (pserve's and the CLI's first lines): development.ini's."""
+
+    def __init__(self, fmt=None, datefmt=None, style="%", validate=True):
+        super().__init__(fmt, datefmt, style, validate, defaults={"request_id": "-"})
 
 
 class JsonFormatter(logging.Formatter):

@@ -181,3 +181,70 @@ def test_a_task_logs_with_the_id_of_the_request_that_enqueued_it(make_site, capl
     res = site.app.post_json("/api/store/v1/thirdparty/jobs", {"value": "traced"}, status=202)
     task_records = [r for r in caplog.records if r.name == "sp_thirdparty.tasks"]
     assert [(r.getMessage(), r.request_id) for r in task_records] == [("recorded traced", res.headers["X-Request-ID"])]
+
+
+def test_every_500_leaves_one_line_with_its_request_id_and_cause(make_site, caplog):
+    """Unhandled, a catalogue 500 raised while handling another error, a domain error translated
+    to a 500, and an admin page's error: each answer's one ERROR record names the request's id,
+    the route and the cause (issue #44: a check-in's 500 left nothing in the log)."""
+    from webtest import TestApp
+
+    from storeplatform.errors import ErrorCode
+
+    class DoorJammed(Exception):
+        pass
+
+    failed = ErrorCode(500, "test_failed", "It failed.")
+    site = make_site()
+
+    def unhandled(request):
+        raise RuntimeError("unhandled detail")
+
+    def raised_from(request):
+        try:
+            {}["missing key"]
+        except KeyError:
+            raise failed()
+
+    def domain(request):
+        raise DoorJammed("the door is jammed")
+
+    for name, view in (("unhandled", unhandled), ("raised-from", raised_from), ("domain", domain)):
+        site.config.add_route(name, f"/api/store/v1/{name}")
+        site.config.add_view(view, route_name=name)
+    site.config.add_error_translation(DoorJammed, lambda exc: failed("The door failed."))
+    site.config.add_route("admin-boom", "/admin/boom")
+    site.config.add_view(unhandled, route_name="admin-boom")
+    site.config.commit()
+    app = TestApp(site.config.make_wsgi_app())
+    caplog.set_level(logging.INFO)
+    expected = {"/api/store/v1/unhandled": ("rest_internal_error", "RuntimeError('unhandled detail')"),
+                "/api/store/v1/raised-from": ("test_failed", "KeyError('missing key')"),
+                "/api/store/v1/domain": ("test_failed", "DoorJammed('the door is jammed')"),
+                "/admin/boom": ("unhandled error on an admin page", "RuntimeError('unhandled detail')")}
+    for path, (what, cause) in expected.items():
+        caplog.clear()
+        res = app.get(path, status=500)
+        assert "detail" not in res.text and "jammed" not in res.text and "Traceback" not in res.text
+        errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+        assert len(errors) == 1, (path, [r.getMessage() for r in errors])
+        (record,) = errors
+        assert record.request_id == res.headers["X-Request-ID"]
+        assert record.getMessage() == f"GET {path!r} answered 500 {what}: {cause}", record.getMessage()
+
+
+def test_the_text_format_of_development_ini_writes_the_request_id():
+    """development.ini's format shows ``%(request_id)s``; a record made before the site installed
+    its record factory (pserve's first lines) is written with ``-`` instead of failing."""
+    import configparser
+
+    from storeplatform.logs import TextFormatter
+
+    ini = configparser.RawConfigParser()
+    ini.read(Path(__file__).resolve().parents[2] / "development.ini")
+    assert ini["formatter_generic"]["class"] == "storeplatform.logs.TextFormatter"
+    formatter = TextFormatter(ini["formatter_generic"]["format"])
+    plain = logging.LogRecord("x", logging.INFO, __file__, 1, "hello", None, None)
+    assert formatter.format(plain).endswith("[x][MainThread][-] hello")
+    plain.request_id = "abc123"
+    assert formatter.format(plain).endswith("[x][MainThread][abc123] hello")

@@ -20,6 +20,7 @@ from storeplatform.api import (AdminPage, Post, admin_redirect, admin_url, admin
 
 from . import checkin
 from .admin_events import EVENTS
+from .errors import CHECKIN_FAILED
 from .models import ATTENDEE_STATUSES, EVENT_TYPE, Attendee, AttendeeRecord
 from .serialize import plain_local
 from .views.attendees import list_query as list_query_of_rest, list_total
@@ -146,13 +147,13 @@ def _move(request, verb):
             if verb == "in":
                 _, _, already = checkin.check_in(request.db, attendee.ticket_code, attendee.event_id)
                 if already:
-                    raise checkin.TicketError(checkin.CHECKIN_FAILED, "This attendee is already checked in.")
+                    raise checkin.TicketError(CHECKIN_FAILED, "This attendee is already checked in.")
             else:
                 checkin.check_out(request.db, attendee.ticket_code)
     except checkin.TicketError as exc:
         problem, status = exc.message, 409
     except Exception as exc:  # noqa: BLE001  (a plugin's action or the database: shown, and logged)
-        log.warning("check-%s by hand of attendee %s failed: %r", verb, attendee.id, exc)
+        log.error("check-%s by hand of attendee %s answered 500: %r", verb, attendee.id, exc)
         problem, status = "The change failed; the ticket is unchanged. Try again.", 500
     else:
         done = "checked in" if verb == "in" else "checked out"

@@ -1,5 +1,10 @@
 """Check-in and check-out. The database settles races: a conditional UPDATE ... WHERE status
-moves the ticket, and its row count tells which of two simultaneous scans won."""
+moves the ticket, and its row count tells which of two simultaneous scans won. When it moves
+nothing, a read says why; when the read finds that the ticket could move after all (other scans
+moved it between the two statements), the answer is decided from the row read under its lock
+(``FOR UPDATE``; on SQLite the transaction's write already holds the one writer's lock), which
+no other scan can change until this one commits: a ticket that can move always moves, whatever
+the interleaving, and the usual refusals (already in, unknown, cancelled) lock nothing."""
 from sqlalchemy import bindparam, literal_column, select, update
 
 from storeplatform.api import Post, id_in_range, utcnow
@@ -8,7 +13,6 @@ from storeplatform.api.advanced import DriverStatement
 from . import actions, metrics
 from .errors import (
     CANCELLED_TICKET,
-    CHECKIN_FAILED,
     INVALID_TICKET,
     NOT_CHECKED_IN,
     WRONG_EVENT,
@@ -68,10 +72,22 @@ def _move_in_statement(by_event):
 _MOVE_IN = {False: _move_in_statement(False), True: _move_in_statement(True)}
 # Each returns the attendee's columns in the table's order, then its event's name.
 _FIND = DriverStatement(select(*_ATTENDEES.c, _EVENT_NAME).where(_ATTENDEES.c.ticket_code == bindparam("code")))
+# The same read holding the ticket's row until the transaction ends: a scan whose move found the
+# ticket in another state decides from it. Only the attendee's row is locked, not its event's.
+_FIND_LOCKED = DriverStatement(select(*_ATTENDEES.c, _EVENT_NAME)
+                               .where(_ATTENDEES.c.ticket_code == bindparam("code"))
+                               .with_for_update(of=_ATTENDEES))
 _MOVE_OUT = DriverStatement(update(_ATTENDEES).where(
-    _ATTENDEES.c.id == bindparam("attendee"), _ATTENDEES.c.status == literal_column("'checked_in'")
+    _ATTENDEES.c.ticket_code == bindparam("code"), _ATTENDEES.c.status == literal_column("'checked_in'")
 ).values(status="checked_out", checked_out_at=bindparam("now"), modified_at=bindparam("now"))
     .returning(*_ATTENDEES.c, _EVENT_NAME))
+
+
+def _locked_ticket(session, ticket_code):
+    """(attendee, event name) of the ticket, its row locked until the transaction ends; or
+    (None, None)."""
+    row = _FIND_LOCKED.first(session, code=ticket_code)
+    return (AttendeeRecord._make(row[:-1]), row[-1]) if row else (None, None)
 
 
 def check_in(session, ticket_code, event_id=None):
@@ -91,42 +107,54 @@ def _check_in(session, ticket_code, event_id):
 
     The ticket is moved first, by its code, in one round trip that brings back the row and its
     event's name: at the door nearly every scan is a ticket that can come in. Only when nothing
-    moved is the ticket read to say why (unknown, another event, cancelled, already in). The
-    attendee returned is an ``AttendeeRecord`` of the row the UPDATE returned, or of the read."""
+    moved is the ticket read to say why (unknown, another event, cancelled, already in); when
+    the read finds it could come in after all (another scan checked it in and a third out again
+    between the two statements), it is read again under its row's lock and moved. The attendee
+    returned is an ``AttendeeRecord`` of the row the UPDATE returned, or of the read."""
     values = {"code": ticket_code, "now": utcnow()}
     if event_id is not None:
         values["for_event"] = event_id
+    move = _MOVE_IN[event_id is not None]
     # An event id no event can have (beyond the id column) moves nothing and would fail the
     # statement's bind: the ticket is read to say why, as for any other event.
-    moved = _MOVE_IN[event_id is not None].first(session, **values) \
-        if event_id is None or id_in_range(event_id) else None
-    if moved is not None:
-        attendee = AttendeeRecord._make(moved[:-1])
-        actions.attendee_checked_in(session, attendee)
-        return attendee, moved[-1], False
-    attendee, name = find_ticket(session, ticket_code)
-    if attendee is None:
-        raise TicketError(INVALID_TICKET)
-    error = refusal(attendee, event_id)
-    if error:
-        raise error
-    if attendee.status == "checked_in":
-        return attendee, name, True
-    # It could come in but did not move: another scan changed it between the two statements.
-    raise TicketError(CHECKIN_FAILED, "The check-in failed; try again.")
+    moved = move.first(session, **values) if event_id is None or id_in_range(event_id) else None
+    if moved is None:
+        for read in (find_ticket, _locked_ticket):
+            attendee, name = read(session, ticket_code)
+            if attendee is None:
+                raise TicketError(INVALID_TICKET)
+            error = refusal(attendee, event_id)
+            if error:
+                raise error
+            if attendee.status == "checked_in":
+                return attendee, name, True
+        # Under the lock no other scan can change it: this move is certain.
+        moved = move.first(session, **values)
+        if moved is None:
+            raise RuntimeError(f"ticket {attendee.id} ({attendee.status}) did not move under its row's lock")
+    attendee = AttendeeRecord._make(moved[:-1])
+    actions.attendee_checked_in(session, attendee)
+    return attendee, moved[-1], False
 
 
 def check_out(session, ticket_code):
-    """Returns (attendee, event_name); raises TicketError."""
-    attendee, event_name = find_ticket(session, ticket_code)
-    if attendee is None:
-        raise TicketError(INVALID_TICKET)
-    if attendee.status != "checked_in":
-        raise TicketError(NOT_CHECKED_IN)
-    # Conditional: of two simultaneous scans at the exit, one moves the ticket.
-    moved = _MOVE_OUT.first(session, attendee=attendee.id, now=utcnow())
+    """Returns (attendee, event_name); raises TicketError.
+
+    Moved first by its code (one round trip for a ticket that is in); when nothing moved, the
+    ticket is read to say why (unknown, not checked in). A read that finds it in after all
+    (checked in again by another scan in between) reads it again under its row's lock and moves
+    it."""
+    moved = _MOVE_OUT.first(session, code=ticket_code, now=utcnow())
     if moved is None:
-        raise TicketError(NOT_CHECKED_IN)
+        for read in (find_ticket, _locked_ticket):
+            attendee, _ = read(session, ticket_code)
+            if attendee is None:
+                raise TicketError(INVALID_TICKET)
+            if attendee.status != "checked_in":
+                raise TicketError(NOT_CHECKED_IN)
+        moved = _MOVE_OUT.first(session, code=ticket_code, now=utcnow())
+        if moved is None:
+            raise RuntimeError(f"ticket {attendee.id} did not move out under its row's lock")
     attendee = AttendeeRecord._make(moved[:-1])
     actions.attendee_checked_out(session, attendee)
     return attendee, moved[-1]

@@ -3,15 +3,14 @@ serves them at /metrics): check-ins by result, tickets issued, webhook deliverie
 their time, webhooks disabled by their failures, and the outbox's backlog (read at scrape time)."""
 from storeplatform.api import counter, histogram
 
-from .errors import CANCELLED_TICKET, CHECKIN_FAILED, INVALID_TICKET, WRONG_EVENT
+from .errors import CANCELLED_TICKET, INVALID_TICKET, WRONG_EVENT
 
 CHECKINS = counter("events_checkins", "Check-ins by result: checked_in, already_in (scanned again), invalid "
-                   "(unknown code), wrong_event, cancelled, conflict (another scan moved it), on every channel "
+                   "(unknown code), wrong_event, cancelled, on every channel "
                    "(REST, the admin's desk, the CLI).", ("result",))
 CHECKED_IN = CHECKINS.labels("checked_in").inc
 ALREADY_IN = CHECKINS.labels("already_in").inc
-_REFUSED = {INVALID_TICKET: "invalid", WRONG_EVENT: "wrong_event", CANCELLED_TICKET: "cancelled",
-            CHECKIN_FAILED: "conflict"}
+_REFUSED = {INVALID_TICKET: "invalid", WRONG_EVENT: "wrong_event", CANCELLED_TICKET: "cancelled"}
 
 
 def check_in_refused(error):

@@ -10,6 +10,7 @@ from sqlalchemy.exc import DataError, IntegrityError
 from sqlalchemy.exc import TimeoutError as NoConnection
 
 from ..errors import RETRY_AFTER, InvalidParams, RestError
+from ..logs import log_server_error
 from .guard import layout_values
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,8 @@ def http_error(exc, request):
 
 
 def rest_error(exc, request):
+    if exc.status >= 500:
+        log_server_error(log, request, exc.status, exc.code, exc.__cause__ or exc.__context__)
     return error_page(request, exc.status, exc.message)
 
 
@@ -92,7 +95,7 @@ def no_connection(exc, request):
 
 
 def internal(exc, request):
-    log.error("unhandled error on admin %s %r", request.method, request.environ.get("PATH_INFO"), exc_info=exc)
+    log_server_error(log, request, 500, "unhandled error on an admin page", exc, exc_info=exc)
     return error_page(request, 500, MESSAGES[500])
 
 

@@ -13,6 +13,7 @@ from webob.request import DisconnectionError
 from .. import errors
 from ..errors import InvalidParams, RestError, invalid_params_error
 from ..jsonutil import dumps
+from ..logs import log_server_error
 
 log = logging.getLogger(__name__)
 
@@ -30,12 +31,20 @@ def error_response(status, code, message, data=None, headers=None):
     return response
 
 
-def rest_error_view(exc, request):
-    return error_response(exc.status, exc.code, exc.message, exc.data, exc.headers)
+def _answer(error):
+    return error_response(error.status, error.code, error.message, error.data, error.headers)
+
+
+def rest_error_view(exc, request, cause=None):
+    """A ``RestError``'s answer. A 5xx one is logged with its cause: ``cause``, or the exception
+    being handled when it was raised (``raise CODE() from exc`` or inside ``except``)."""
+    if exc.status >= 500:
+        log_server_error(log, request, exc.status, exc.code, cause or exc.__cause__ or exc.__context__)
+    return _answer(exc)
 
 
 def invalid_params_view(exc, request):
-    return rest_error_view(invalid_params_error(exc.params), request)
+    return _answer(invalid_params_error(exc.params))
 
 
 def http_exception_view(exc, request):
@@ -52,13 +61,13 @@ def http_exception_view(exc, request):
 
 
 def url_decode_error_view(exc, request):
-    return rest_error_view(errors.INVALID_URL(), request)
+    return _answer(errors.INVALID_URL())
 
 
 def short_body_view(exc, request):
     # The body ended before its Content-Length (webob's DisconnectionError, ours too): whoever
     # still listens gets the client error it is, not a 500.
-    return rest_error_view(errors.BAD_REQUEST("The request body is shorter than its Content-Length."), request)
+    return _answer(errors.BAD_REQUEST("The request body is shorter than its Content-Length."))
 
 
 def data_error_view(exc, request):
@@ -66,7 +75,7 @@ def data_error_view(exc, request):
     # caught): the client's input, so a 400, and a warning for the developers.
     log.warning("database refused a value on %s %r: %s", request.method, request.environ.get("PATH_INFO"),
                 exc.orig if hasattr(exc, "orig") else exc)
-    return rest_error_view(errors.INVALID_PARAM("A value is out of range or malformed for the database."), request)
+    return _answer(errors.INVALID_PARAM("A value is out of range or malformed for the database."))
 
 
 def integrity_error_view(exc, request):
@@ -74,7 +83,7 @@ def integrity_error_view(exc, request):
     # with the data, so a 409 (never a 500), and a warning so that the missing check gets written.
     log.warning("database integrity error on %s %r: %s", request.method, request.environ.get("PATH_INFO"),
                 exc.orig if hasattr(exc, "orig") else exc)
-    return rest_error_view(errors.CONFLICT(), request)
+    return _answer(errors.CONFLICT())
 
 
 def no_connection_view(exc, request):
@@ -82,14 +91,15 @@ def no_connection_view(exc, request):
     # busy, not broken; the client tries again.
     log.warning("no database connection for %s %r within the pool's time-out: %s", request.method,
                 request.environ.get("PATH_INFO"), exc)
-    return rest_error_view(errors.UNAVAILABLE(headers={"Retry-After": str(errors.RETRY_AFTER)}), request)
+    return _answer(errors.UNAVAILABLE(headers={"Retry-After": str(errors.RETRY_AFTER)}))
 
 
 def internal_error_view(exc, request):
     # The traceback goes to the log, never to the client. The raw PATH_INFO: the decoded path
     # may be what failed.
-    log.error("unhandled error on %s %r", request.method, request.environ.get("PATH_INFO"), exc_info=exc)
-    return rest_error_view(errors.INTERNAL_ERROR(), request)
+    error = errors.INTERNAL_ERROR()
+    log_server_error(log, request, error.status, error.code, exc, exc_info=exc)
+    return _answer(error)
 
 
 def add_error_views(config):
@@ -113,6 +123,6 @@ def add_error_translation(config, context, translate):
     where a plugin maps its domain errors to its catalogue."""
 
     def view(exc, request):
-        return rest_error_view(translate(exc), request)
+        return rest_error_view(translate(exc), request, cause=exc)
 
     config.add_view(view, context=context, permission=NO_PERMISSION_REQUIRED)

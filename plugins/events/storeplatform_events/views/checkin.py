@@ -1,8 +1,6 @@
 """Check-in routes (manage_shop): check in, check out, validate, stats, recent check-ins.
 
 A refused ticket is the domain's ``TicketError``, answered by the plugin's one translation."""
-import logging
-
 from sqlalchemy import select
 
 from storeplatform.api import Post, Service, site_timezone
@@ -11,8 +9,6 @@ from .. import checkin, checkin_report, queries, schemas
 from ..errors import CHECKIN_FAILED, EVENT_INVALID_ID
 from ..models import EVENT_TYPE
 from ..serialize import attendee_summary, plain_local
-
-log = logging.getLogger(__name__)
 
 checkin_route = Service("events/v1", "/checkin", name="checkin", description="Check a ticket in.")
 checkout_route = Service("events/v1", "/checkin/checkout", name="checkin-checkout", description="Check a ticket out.")
@@ -47,8 +43,8 @@ def checked_in(request, moment=plain_local):
     except Exception as exc:
         # A plugin's checked_in action failing (or the database): the ticket is left unchanged,
         # since an error answer aborts the request's transaction (pyramid_tm), the update with it.
-        log.warning("check-in of a ticket failed: %r", exc)
-        raise CHECKIN_FAILED()
+        # The host's error view logs the cause with the request's id.
+        raise CHECKIN_FAILED() from exc
     tz = site_timezone(request.db)
     return {
         "success": True,
