@@ -8,8 +8,8 @@ setup(
     packages=find_packages("src"),
     include_package_data=True,
     package_data={"storeplatform": ["migrations/*.py", "migrations/*.mako", "migrations/versions/*.py",
-                                   "admin/templates/*.jinja2", "admin/templates/*/*.jinja2", "admin/static/*",
-                                   "admin/static/vendor/*"]},
+                                   "components/admin/templates/*.jinja2", "components/admin/templates/*/*.jinja2",
+                                   "components/admin/static/*", "components/admin/static/vendor/*"]},
     python_requires=">=3.11",
     install_requires=[
         "pyramid>=2.0",
@@ -35,7 +35,7 @@ setup(
     extras_require={
         "production": ["gunicorn>=22"],
         # Traces (storeplatform.traces = otlp): the API and SDK, OTLP over HTTP, and the Pyramid
-        # and SQLAlchemy instrumentations (storeplatform.tracing). Pinned as one matched release:
+        # and SQLAlchemy instrumentations (storeplatform.components.observability.tracing). Pinned as one matched release:
         # OpenTelemetry's core (1.x) and contrib (0.xb) packages pin each other exactly, and open
         # ranges broke a fresh install the day core 1.45.2 came out before contrib 0.66b2.
         "otel": ["opentelemetry-api==1.45.1", "opentelemetry-sdk==1.45.1",

@@ -36,7 +36,7 @@ def bare_app():
 
 
 def generate(site):
-    from storeplatform.store.models import Post, PostTerm, Term
+    from storeplatform.components.shop.models import Post, PostTerm, Term
     from storeplatform_events.models import Attendee, EventDetails, OrganizerDetails, VenueDetails
     from storeplatform_events.tickets import new_ticket_code
 

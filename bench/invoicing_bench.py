@@ -15,7 +15,7 @@ from decimal import Decimal
 
 
 from harness import bare_json_app, bench_site, serve, throughput
-from storeplatform.store.models import Order, Product
+from storeplatform.components.shop.models import Order, Product
 from storeplatform.testing import count_queries
 
 API = "/api/invoicing/v1"
@@ -54,7 +54,7 @@ def main():
         big = make_order(site, 20)
         small = make_order(site, 2)
 
-        from storeplatform.db.types import utcnow
+        from storeplatform.core.db.types import utcnow
         from storeplatform_invoicing.models import Document
         from storeplatform_invoicing.pdf import render_pdf
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from sqlalchemy import func, insert, select
 
 from harness import bench_site
-from storeplatform.store.models import Order, OrderItem, Product
+from storeplatform.components.shop.models import Order, OrderItem, Product
 from storeplatform.testing import queue_url
 
 BIN = Path(sys.executable).parent

@@ -13,7 +13,7 @@ from decimal import Decimal
 
 
 from harness import bare_json_app, bench_site, serve, throughput
-from storeplatform.store.models import Product
+from storeplatform.components.shop.models import Product
 from storeplatform.testing import count_queries
 
 CALCULATOR = {

@@ -18,7 +18,7 @@ if str(TEST_PLUGINS) not in sys.path:
 _others = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(TEST_PLUGINS)]
 os.environ["PYTHONPATH"] = os.pathsep.join([str(TEST_PLUGINS), *_others])
 
-from storeplatform.plugins import available_plugins
+from storeplatform.core.plugins import available_plugins
 from storeplatform.testing import Site, TestDatabase
 
 

@@ -71,7 +71,7 @@ class _Floor:
     """A floor's statement on one libpq connection per process (opened after gunicorn forks)."""
 
     def __init__(self, kind, database_url):
-        from storeplatform.db.generations import _STATE_PREPARED_TEXT  # the very statement of ours
+        from storeplatform.core.db.generations import _STATE_PREPARED_TEXT  # the very statement of ours
 
         self.kind, self.url = kind, database_url
         self.text = _STATE_PREPARED_TEXT if kind == "state" else _CHECK_IN

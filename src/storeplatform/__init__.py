@@ -7,14 +7,25 @@ from pyramid.config import Configurator
 from pyramid.interfaces import IRoutesMapper
 from pyramid.tweens import EXCVIEW, INGRESS
 
-from .client import client_address, request_is_https
-from .logs import install_record_factory
-from .plugins import PluginError, make_plugin_manager
-from .queue import start_embedded_consumer
-from .rest import add_error_views
-from .routing import IndexedRoutesMapper
-from .settings import SettingsError, normalize
-from .store.options import collect_specs, site_options
+from .core.client import client_address, request_is_https
+from .core.logs import install_record_factory
+from .core.plugins import PluginError, make_plugin_manager
+from .core.queue import start_embedded_consumer
+from .core.rest import add_error_views
+from .core.routing import IndexedRoutesMapper
+from .core.settings import SettingsError, normalize
+from .core.options import collect_specs, site_options
+from .components import PLUGINS
+from .components.observability import metrics, tracing
+
+
+# The components' own ini keys, read beside the kernel's.
+SETTINGS_SECTIONS = (metrics.SETTINGS, tracing.SETTINGS)
+
+
+def site_settings(settings, environ):
+    """The site's settings: the kernel's and its components' (``core.settings.normalize``)."""
+    return normalize(settings, environ, SETTINGS_SECTIONS)
 
 
 def make_config(global_config=None, *, plugins=(), environ=None, **settings):
@@ -26,32 +37,35 @@ def make_config(global_config=None, *, plugins=(), environ=None, **settings):
     """
     if global_config and "here" in global_config:
         settings.setdefault("here", global_config["here"])
-    settings = normalize(settings, os.environ if environ is None else environ)
-    pm = make_plugin_manager(settings["storeplatform.parsed"]["plugins"], extra=plugins)
+    settings = site_settings(settings, os.environ if environ is None else environ)
+    pm = make_plugin_manager(settings["storeplatform.parsed"]["plugins"], extra=plugins, components=PLUGINS)
     config = Configurator(settings=settings)
     registry = config.registry
     registry.registerUtility(IndexedRoutesMapper(), IRoutesMapper)
     registry["plugins"] = pm
     registry["options.specs"] = collect_specs(pm)
-    config.include(".db")
-    config.include(".cache")
-    # Before .auth and .rest: its BeforeTraversal subscriber starts the request's span before
-    # theirs authenticate the caller (statements of the request all in its trace).
-    config.include(".tracing")
-    config.include(".auth")
-    config.include(".rest")
-    config.include(".queue")
-    config.include(".store.views")
-    config.include(".health")
-    config.include(".metrics")
-    config.include(".admin")
-    config.include(".landing")  # the site root and /favicon.ico (after the admin: its templates)
+    # The kernel, then the components on it (storeplatform.components), in this order.
+    config.include(".core.db")
+    config.include(".core.cache")
+    # The observers before the kernel parts they observe: the tracing's BeforeTraversal
+    # subscriber starts the request's span before .auth and .rest authenticate the caller
+    # (statements of the request all in its trace), and both set the queue's observation points
+    # (core/observe.py) before .queue binds the tasks.
+    config.include(".components.observability.tracing")
+    config.include(".components.observability.metrics")
+    config.include(".core.auth")
+    config.include(".core.rest")
+    config.include(".core.queue")
+    config.include(".components.shop.views")
+    config.include(".core.health")
+    config.include(".components.admin")
+    config.include(".components.admin.landing")  # the site root and /favicon.ico (after the admin: its templates)
     _add_request_methods(config)
-    config.add_tween("storeplatform.client.ingress_tween_factory", under=EXCVIEW)
+    config.add_tween("storeplatform.core.client.ingress_tween_factory", under=EXCVIEW)
     # Over the error views: an error page carries them too.
-    config.add_tween("storeplatform.headers.security_headers_tween_factory", over=EXCVIEW)
+    config.add_tween("storeplatform.core.headers.security_headers_tween_factory", over=EXCVIEW)
     # Outermost: the request id and the access record cover every answer, errors included.
-    config.add_tween("storeplatform.logs.request_log_tween_factory", under=INGRESS)
+    config.add_tween("storeplatform.core.logs.request_log_tween_factory", under=INGRESS)
     install_record_factory()
     add_error_views(config)
     config.commit()
@@ -103,7 +117,7 @@ def main(global_config=None, **settings):
     """The WSGI application factory (``egg:storeplatform``), for pserve and gunicorn: a site that
     cannot serve (a bad setting, a broken plugin, a database or queue that does not answer, a
     schema behind its migrations) stops start-up with one line and exit status 1."""
-    from .health import startup_problem
+    from .core.health import startup_problem
 
     try:
         config = make_config(global_config, **settings)
@@ -115,7 +129,7 @@ def main(global_config=None, **settings):
     if problem:
         print(f"storeplatform: error: {problem.splitlines()[0]}", file=sys.stderr, flush=True)
         raise SystemExit(1)
-    from .metrics import start_process
+    from .components.observability.metrics import start_process
 
     start_process(config.registry, "web")  # with storeplatform.metrics_dir: values in files from here
     return make_app(config)

@@ -11,19 +11,19 @@ from pyramid.paster import get_appsettings, setup_logging
 from sqlalchemy import func, select
 
 from . import make_config
-from . import accounts
-from .accounts import OWNER
-from .db.pool import PoolTooSmall, fit_pool
-from .db.session import site_transaction
-from .errors import InvalidParams, RestError
-from .health import migrations_check
-from .migrate import make_revision, upgrade
-from .plugins import PluginError, call_action
-from .queue import run_start_tasks
-from .settings import SettingsError
-from .store.models import ConsumerKey
-from .store.options import OptionError, set_option, site_options
-from .values import is_digits
+from .components.shop import accounts
+from .components.shop.accounts import OWNER
+from .core.db.pool import PoolTooSmall, fit_pool
+from .core.db.session import site_transaction
+from .core.errors import InvalidParams, RestError
+from .core.health import migrations_check
+from .core.migrate import make_revision, upgrade
+from .core.plugins import PluginError, call_action
+from .core.queue import run_start_tasks
+from .core.settings import SettingsError
+from .components.shop.models import ConsumerKey
+from .core.options import OptionError, set_option, site_options
+from .core.values import is_digits
 
 
 class CliError(Exception):
@@ -431,7 +431,7 @@ def _worker_metrics(registry):
     the web processes of this machine scrape; its gauges leave the sums when it exits."""
     import atexit
 
-    from . import metrics
+    from .components.observability import metrics
 
     metrics.start_process(registry, "worker")
     if metrics.directory() is not None:
@@ -439,7 +439,8 @@ def _worker_metrics(registry):
 
 
 def cmd_demo(env, args):
-    from .startup import cli_command, demo_logins, switched_off
+    from .components.shop.demo import demo_logins
+    from .core.startup import cli_command, switched_off
 
     with env.transaction() as session:
         call_action(env.registry["plugins"].hook.storeplatform_demo_data, session=session)
@@ -450,7 +451,7 @@ def cmd_demo(env, args):
     command = cli_command(args.config)
     print("demo data loaded")
     if logins:
-        from .store.demo import DEMO_PASSWORD
+        from .components.shop.demo import DEMO_PASSWORD
 
         print(f"logins (password {DEMO_PASSWORD}): " + ", ".join(f"{login} ({role})" for login, role in logins))
         print(f"an application password for REST clients: {command} user app-password {logins[0][0]}")

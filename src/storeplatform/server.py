@@ -50,10 +50,10 @@ def _port(global_conf, port):
 
 
 def _fit_pool(app, web_threads):
-    """The site's database pool holds what this server's threads need (storeplatform.db.pool);
+    """The site's database pool holds what this server's threads need (storeplatform.core.db.pool);
     a pool the owner set too small stops start-up. An app that is not our site as such (wrapped
     by a filter) keeps the pool it was made with."""
-    from .db.pool import PoolTooSmall, fit_pool
+    from .core.db.pool import PoolTooSmall, fit_pool
 
     registry = getattr(app, "registry", None)
     if registry is None or "db.engine" not in registry:
@@ -69,7 +69,7 @@ def _metrics_across_workers(app, kw):
     them to ``storeplatform.metrics_dir`` (the app factory chose it before the fork), which this
     master cleans of the processes that are gone before it forks, and of each worker's gauges
     when the worker exits (``child_exit``, after the owner's own hook if the section names one)."""
-    from . import metrics
+    from .components.observability import metrics
 
     registry = getattr(app, "registry", None)
     if registry is None or "storeplatform.parsed" not in registry.settings:
@@ -112,7 +112,7 @@ def _follow_served_address(app, host, port):
     registry = _site_registry(app)
     if registry is None:
         return None, None
-    from .startup import served
+    from .core.startup import served
 
     url, effective, _ = served(registry, host, port)
     return url, effective
@@ -124,7 +124,7 @@ def _print_ready(app, url, effective, global_conf):
     registry = _site_registry(app)
     if registry is None or url is None:
         return
-    from .startup import ready_summary
+    from .core.startup import ready_summary
 
     try:
         lines = ready_summary(registry, url, global_conf.get("__file__"), effective)
@@ -172,5 +172,5 @@ def gunicorn(app, global_conf, host="127.0.0.1", port="6543", **kw):
     # A logger class named in the section or in a gunicorn config file (named there, or
     # ./gunicorn.conf.py) is the site owner's: theirs is kept.
     if "logger_class" not in kw and "config" not in kw and get_default_config_file() is None:
-        kw["logger_class"] = "storeplatform.gunicorn_logging.SiteLogger"
+        kw["logger_class"] = "storeplatform.core.gunicorn_logging.SiteLogger"
     serve(app, global_conf, host=host, port=str(_port(global_conf, port)), **kw, **_GUNICORN_TRUSTS_NOBODY)

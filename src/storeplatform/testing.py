@@ -13,9 +13,9 @@ from sqlalchemy import create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 
 from . import make_app, make_config
-from .cache import STRICT_SETTING as CACHE_STRICT
-from .db.session import database_url, site_transaction
-from .queue import enqueue_now
+from .core.cache import STRICT_SETTING as CACHE_STRICT
+from .core.db.session import database_url, site_transaction
+from .core.queue import enqueue_now
 
 
 def cli_environ():
@@ -159,7 +159,7 @@ class TestDatabase:
         return settings
 
     def migrate(self, plugins):
-        from .migrate import upgrade
+        from .core.migrate import upgrade
 
         config = make_config(environ={}, **self.settings(**{"storeplatform.plugins": plugins}))
         upgrade(config.registry)
@@ -307,7 +307,7 @@ def served_over_http(wsgi, **section):
 
     from waitress import wasyncore
 
-    from .db.pool import PER_WEB_THREAD
+    from .core.db.pool import PER_WEB_THREAD
     from .server import waitress_server
 
     server = waitress_server(wsgi, {}, **{"port": "0", **section, "host": "127.0.0.1"})
@@ -409,8 +409,8 @@ class Site:
         """A consumer key and secret of the user ``login``."""
         from sqlalchemy import select
 
-        from .auth.methods import new_consumer_key
-        from .store.models import User
+        from .components.shop.credentials import new_consumer_key
+        from .components.shop.models import User
 
         with self.session() as s:
             user = s.execute(select(User).where(User.login == login)).scalar_one()
@@ -420,8 +420,8 @@ class Site:
         return self.prefix + path
 
     def create_user(self, login, role, password=None, email=None):
-        from .auth.passwords import hash_password
-        from .store.models import User
+        from .core.auth.passwords import hash_password
+        from .components.shop.models import User
 
         with self.session() as s:
             user = User(login=login, role=role, email=email or f"{login}@example.com", display_name=login.title(),
@@ -433,8 +433,8 @@ class Site:
     def app_password(self, login):
         from sqlalchemy import select
 
-        from .auth.methods import new_app_password
-        from .store.models import User
+        from .components.shop.credentials import new_app_password
+        from .components.shop.models import User
 
         with self.session() as s:
             user = s.execute(select(User).where(User.login == login)).scalar_one()
@@ -444,7 +444,7 @@ class Site:
         """Basic auth headers of an application password for a user with that role
         (the user is made on first use, with the role as login)."""
         if role_or_login not in self._users:
-            from .auth import ROLES
+            from .core.auth import ROLES
 
             if role_or_login in ROLES or role_or_login in self.registry["auth.role_capabilities"]:
                 self.create_user(role_or_login, role_or_login)
@@ -454,7 +454,7 @@ class Site:
         return self._users[role_or_login]
 
     def set_option(self, key, value):
-        from .store.options import set_option
+        from .core.options import set_option
 
         with self.session() as s:
             set_option(s, key, value)
@@ -518,7 +518,7 @@ def count_queries(engine):
 @contextlib.contextmanager
 def running_worker(registry, workers=2):
     """A real Huey consumer (threads) on the site's queue for the duration of the block."""
-    from .queue import EmbeddedConsumer
+    from .core.queue import EmbeddedConsumer
 
     consumer = EmbeddedConsumer(registry["queue.huey"], workers=workers, worker_type="thread",
                                 periodic=False, check_worker_health=False, initial_delay=0.05, max_delay=0.2)

@@ -70,7 +70,7 @@ class AdminBrowser:
         with self.site.session() as s:
             from sqlalchemy import select
 
-            from .store.models import User
+            from .components.shop.models import User
 
             exists = s.execute(select(User.id).where(User.login == login)).first()
         if not exists:

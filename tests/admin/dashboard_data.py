@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from sqlalchemy import update
 
-from storeplatform.store.models import Order
+from storeplatform.components.shop.models import Order
 
 
 def add_order(site, total, at, status="processing", currency="USD"):

@@ -3,7 +3,7 @@ the capability gate, the form token on every unsafe method, the error pages, and
 page declared through the plugin API."""
 from sqlalchemy import func, select
 
-from storeplatform.store.models import AuthSession
+from storeplatform.components.shop.models import AuthSession
 from storeplatform.testing import assert_error
 
 from .helpers import PASSWORD, assert_page, login, token

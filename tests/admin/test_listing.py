@@ -1,4 +1,4 @@
-"""The admin's list machinery (storeplatform.admin.listing, through the plugin API only, as a
+"""The admin's list machinery (storeplatform.components.admin.listing, through the plugin API only, as a
 plugin's list page uses it): the query read at the boundary (bad input is a 400 page, never a
 500), the pager (links that keep the filters, a page past the last shown as the last, the same
 statements whatever the number of rows), and the CSV export (exact bytes, formulas defused,

@@ -1,12 +1,12 @@
 """The admin's Users pages (WebTest): the list with search, role and paging; a user's page
 (profile, password, role, disabling, sessions, application passwords); a new user; deleting one.
-They change users through ``storeplatform.accounts``, as REST and the CLI do: the same errors,
+They change users through ``storeplatform.components.shop.accounts``, as REST and the CLI do: the same errors,
 beside the fields, and nothing half-saved; what they end is ended at the very next request."""
 import base64
 
 from sqlalchemy import func, select
 
-from storeplatform.store.models import AppPassword, AuthSession, Post, User
+from storeplatform.components.shop.models import AppPassword, AuthSession, Post, User
 
 from .helpers import PASSWORD, assert_page, login, token
 

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import select, text, update
 
 from storeplatform.api import Order, Post
-from storeplatform.db.counts import kept_counts, true_counts
+from storeplatform.core.db.counts import kept_counts, true_counts
 from storeplatform_events import queries
 from storeplatform_events.models import Attendee
 from storeplatform_events.views import attendees as attendee_views

@@ -1,6 +1,6 @@
 """The accounts commands of the CLI (#28): user list, set-password, set-role, disable/enable,
 delete, sessions end, app-password create/list/revoke (and the form before #28), consumer-key
-revoke; each error one line on stderr. The rules are storeplatform.accounts', as for REST."""
+revoke; each error one line on stderr. The rules are storeplatform.components.shop.accounts', as for REST."""
 import base64
 import io
 import threading
@@ -8,7 +8,7 @@ import threading
 import pytest
 from sqlalchemy import select
 
-from storeplatform.store.models import AppPassword, Order, Post, User
+from storeplatform.components.shop.models import AppPassword, Order, Post, User
 from storeplatform.testing import assert_error
 
 API = "/api/store/v1"
@@ -99,8 +99,8 @@ def test_set_role_and_the_last_administrator(cli):
 def test_two_administrators_demoting_each_other_at_once_leave_one(make_site):
     """The rule of the last administrator is settled by the database: the active administrators
     are locked, so of two demotions at once (each the other's) one waits and is refused."""
-    from storeplatform import accounts
-    from storeplatform.errors import RestError
+    from storeplatform.components.shop import accounts
+    from storeplatform.core.errors import RestError
 
     site = make_site()
     site.create_user("ann", "administrator")
@@ -153,8 +153,8 @@ def test_disable_and_enable(cli):
 
 
 def test_delete_with_and_without_reassign(cli):
-    from storeplatform.store.models import Product
-    from storeplatform.store.orders import create_order
+    from storeplatform.components.shop.models import Product
+    from storeplatform.components.shop.orders import create_order
 
     site = cli.site
     for login in ("boss", "dave", "erin", "fay"):

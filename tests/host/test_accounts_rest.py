@@ -1,13 +1,13 @@
 """store/v1 users (#28): list, create, read, update, delete, each user's application passwords and
 sessions, in the host's REST conventions (pagination, one error body, schema index, OpenAPI),
-with the rules of storeplatform.accounts: who may see, change, promote and delete whom."""
+with the rules of storeplatform.components.shop.accounts: who may see, change, promote and delete whom."""
 import base64
 from urllib.parse import urlencode
 
 import pytest
 from sqlalchemy import select
 
-from storeplatform.store.models import Order, Post, User
+from storeplatform.components.shop.models import Order, Post, User
 from storeplatform.testing import assert_error, count_queries
 
 API = "/api/store/v1"
@@ -237,8 +237,8 @@ def test_a_promotion_is_kept_and_bad_values_are_params(site):
 # --- delete ----------------------------------------------------------------------------------
 
 def make_content(site, author_id, customer_id):
-    from storeplatform.store.orders import create_order
-    from storeplatform.store.models import Product
+    from storeplatform.components.shop.orders import create_order
+    from storeplatform.components.shop.models import Product
 
     with site.session() as s:
         s.add_all([Post(post_type="page", title="One", author_id=author_id),

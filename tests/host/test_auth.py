@@ -27,7 +27,7 @@ def test_app_password_is_stored_as_keyed_hash_only(site):
     password = site.app_password("ann").replace(" ", "")
     from sqlalchemy import select
 
-    from storeplatform.store.models import AppPassword
+    from storeplatform.components.shop.models import AppPassword
 
     with site.session() as s:
         stored = s.execute(select(AppPassword.token_hash)).scalar_one()
@@ -162,7 +162,7 @@ def test_user_passwords_use_a_password_hash(site):
     site.create_user("erin", "editor", password=password)
     from sqlalchemy import select
 
-    from storeplatform.store.models import User
+    from storeplatform.components.shop.models import User
 
     with site.session() as s:
         stored = s.execute(select(User.password_hash).where(User.login == "erin")).scalar_one()
@@ -219,8 +219,8 @@ class FakePost:
     ("editor", False, "trash", "read_post", True),
 ])
 def test_meta_capabilities(site, role, own, status, cap, allowed):
-    from storeplatform.auth import user_can
-    from storeplatform.auth.identity import Identity
+    from storeplatform.core.auth import user_can
+    from storeplatform.core.auth.identity import Identity
 
     class U:
         id = 7

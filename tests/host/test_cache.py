@@ -6,9 +6,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from sqlalchemy import MetaData, event, func, select, text
 
-import storeplatform.cache
+import storeplatform.core.cache
 from storeplatform.api import Service, cached, hookimpl
-from storeplatform.db.generations import declared_generations, emit_generation_triggers, emitted_generations
+from storeplatform.core.db.generations import declared_generations, emit_generation_triggers, emitted_generations
 from storeplatform.testing import assert_error
 
 ADMIN = "administrator"
@@ -30,7 +30,7 @@ calls = []
 
 @uncounted.get(cache="public")
 def read_uncounted(request):
-    from storeplatform.db.generations import generations
+    from storeplatform.core.db.generations import generations
     return {"rows": request.db.execute(select(func.count()).select_from(generations)).scalar()}
 
 
@@ -70,7 +70,7 @@ def test_a_cached_answer_that_read_an_uncounted_table_is_an_error_under_the_test
 
 
 def test_outside_the_tests_it_is_answered_and_never_kept(plugin_site):
-    plugin_site.settings[storeplatform.cache.STRICT_SETTING] = False
+    plugin_site.settings[storeplatform.core.cache.STRICT_SETTING] = False
     statements = count_statements(plugin_site)
     for _ in range(2):
         assert plugin_site.app.get("/api/cachetest/v1/uncounted", status=200).json["rows"] >= 0
@@ -119,7 +119,7 @@ def test_migrate_made_the_triggers_the_models_declare(site):
 
 
 def test_a_changed_declaration_is_emitted_again_and_an_undeclared_table_loses_its_triggers(site):
-    from storeplatform.db.meta import metadata
+    from storeplatform.core.db.meta import metadata
     changed = MetaData()
     for table in metadata.tables.values():
         copy = table.to_metadata(changed)
@@ -172,8 +172,8 @@ def test_events_list_follows_every_table_option_address_and_date_it_read(shop, m
     statements = count_statements(shop)
     listed()
     assert not any("FROM posts" in s for s in statements)
-    real = storeplatform.cache._now
-    monkeypatch.setattr(storeplatform.cache, "_now", lambda: real() + timedelta(days=1))
+    real = storeplatform.core.cache._now
+    monkeypatch.setattr(storeplatform.core.cache, "_now", lambda: real() + timedelta(days=1))
     listed()
     assert any("FROM posts" in s for s in statements)
 
@@ -192,9 +192,9 @@ def test_products_follow_rows_options_and_the_sale_windows(shop, monkeypatch):
     shop.set_option("store.currency_position", "right")
     assert shop.app.get(path).json["price_formatted"] != before
     # The sale opens in an hour: an hour later, the cached answer no longer holds.
-    import storeplatform.store.views.products as views
+    import storeplatform.components.shop.views.products as views
     later = lambda: datetime.now(timezone.utc) + timedelta(hours=2)  # noqa: E731
-    monkeypatch.setattr(storeplatform.cache, "_now", later)
+    monkeypatch.setattr(storeplatform.core.cache, "_now", later)
     monkeypatch.setattr(views, "utcnow", later)
     assert shop.app.get(path).json["price"] == 8
     assert shop.app.get("/api/store/v1/products").json[0]["on_sale"] is True
@@ -259,7 +259,7 @@ def test_calculate_follows_the_calculator_and_the_product(shop):
 
 
 def test_a_database_whose_triggers_differ_from_the_declarations_is_not_ready(site):
-    from storeplatform.health import migrations_check
+    from storeplatform.core.health import migrations_check
     with site.engine.begin() as connection:
         if connection.dialect.name == "postgresql":
             connection.exec_driver_sql("DROP TRIGGER sp_generation_terms ON terms")
@@ -272,7 +272,7 @@ def test_a_database_whose_triggers_differ_from_the_declarations_is_not_ready(sit
 
 
 def test_the_process_cache_drops_its_oldest_entries_first_within_its_caps():
-    from storeplatform.cache import ProcessCache
+    from storeplatform.core.cache import ProcessCache
     cache = ProcessCache(size=2, max_bytes=100, entry_bytes=60)
     cache.put("a", 1, 10), cache.put("b", 2, 10), cache.put("c", 3, 10)
     assert (cache.get("a"), cache.get("b"), cache.get("c")) == (None, (2,), (3,))  # entries: a went first

@@ -45,7 +45,7 @@ def test_consumer_key_list_names_basic_only_keys(cli):
     """Keys from before sp0006 have no sealed secret: Basic only, and the CLI says so."""
     from sqlalchemy import update
 
-    from storeplatform.store.models import ConsumerKey
+    from storeplatform.components.shop.models import ConsumerKey
 
     cli("user", "create", "shop", "--role", "shop_manager")
     cli("user", "create", "ann", "--role", "customer")

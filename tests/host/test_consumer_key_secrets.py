@@ -8,9 +8,9 @@ from sqlalchemy import select
 
 from storeplatform import make_config
 from storeplatform.api.advanced import consumer_key_credentials
-from storeplatform.auth.tokens import keyed_hash
-from storeplatform.migrate import alembic_config, upgrade
-from storeplatform.store.models import ConsumerKey
+from storeplatform.core.auth.tokens import keyed_hash
+from storeplatform.core.migrate import alembic_config, upgrade
+from storeplatform.components.shop.models import ConsumerKey
 from storeplatform.testing import Site
 
 

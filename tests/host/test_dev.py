@@ -9,7 +9,7 @@ from pathlib import Path
 from storeplatform.testing import cli_environ
 
 ROOT = Path(__file__).resolve().parents[2]
-LIST_PLUGINS = "from storeplatform.plugins import available_plugins; print(' '.join(sorted(available_plugins())))"
+LIST_PLUGINS = "from storeplatform.core.plugins import available_plugins; print(' '.join(sorted(available_plugins())))"
 
 
 def plugins_seen(env):

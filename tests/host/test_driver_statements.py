@@ -108,7 +108,7 @@ def test_every_way_of_writing_on_the_driver_is_the_transactions_own(site, write)
         driver_terms(s)  # cached, then written in the same transaction: computed afresh
         write(s)
         assert s.execute(select(Term.name).where(Term.taxonomy == "driver")).scalar() == "renamed"
-        from storeplatform.db.generations import written_tables
+        from storeplatform.core.db.generations import written_tables
         assert "terms" in written_tables(s)
     assert stored_terms(site) == ["renamed"]  # committed with the transaction
 

@@ -9,8 +9,8 @@ import jwt
 import pytest
 from sqlalchemy import select
 
-from storeplatform.auth.tokens import keyed_hash
-from storeplatform.store.models import AppPassword, AuthSession, ConsumerKey, User
+from storeplatform.core.auth.tokens import keyed_hash
+from storeplatform.components.shop.models import AppPassword, AuthSession, ConsumerKey, User
 from storeplatform.testing import assert_error, statements_run
 
 API = "/api/store/v1"
@@ -179,7 +179,7 @@ def test_a_revoked_application_password_is_refused_at_the_next_request(make_site
 
 
 def test_a_revoked_consumer_key_is_refused_at_the_next_request(make_site):
-    from storeplatform.accounts import OWNER, revoke_consumer_key
+    from storeplatform.components.shop.accounts import OWNER, revoke_consumer_key
 
     one, other = make_site(), make_site()
     creds = Credentials(one)
@@ -224,7 +224,7 @@ def test_a_disabled_users_admin_login_and_page_are_refused(site):
     with site.session() as s:
         # Another administrator keeps the site administrable.
         s.add(User(login="other", role="administrator", email="", display_name="Other"))
-    from storeplatform.accounts import OWNER, disable_user
+    from storeplatform.components.shop.accounts import OWNER, disable_user
 
     with site.session() as s:
         disable_user(s, OWNER, s.execute(select(User).where(User.login == "boss")).scalar_one())
@@ -236,8 +236,8 @@ def test_a_disabled_users_admin_login_and_page_are_refused(site):
 def test_a_login_whose_version_moved_meanwhile_starts_no_session(site):
     """start_session checks, under the user's row lock, that the version read with the password
     is still the user's: a password change committed between the check and the session wins."""
-    from storeplatform.auth.methods import start_session
-    from storeplatform.errors import RestError
+    from storeplatform.components.shop.credentials import start_session
+    from storeplatform.core.errors import RestError
 
     site.create_user("dave", "editor", password=PASSWORD)
     with site.session() as s:

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from storeplatform.rest.urls import site_url
-from storeplatform.startup import SERVED_MARK, follow_served_address, served_address
-from storeplatform.store.models import Option
+from storeplatform.core.rest.urls import site_url
+from storeplatform.core.startup import SERVED_MARK, follow_served_address, served_address
+from storeplatform.core.models import Option
 from storeplatform.testing import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -289,10 +289,10 @@ def test_the_readme_names_only_what_the_repository_has():
 # --- the summary's logins and commands (in-process) ----------------------------------------
 
 def test_the_summary_names_only_demo_users_that_still_have_the_demo_password(site):
-    from storeplatform.auth.passwords import hash_password
-    from storeplatform.startup import ready_summary
-    from storeplatform.store.demo import load_demo
-    from storeplatform.store.models import User
+    from storeplatform.core.auth.passwords import hash_password
+    from storeplatform.core.startup import ready_summary
+    from storeplatform.components.shop.demo import load_demo
+    from storeplatform.components.shop.models import User
 
     ini = str(ROOT / "development.ini")
     lines = ready_summary(site.registry, "http://127.0.0.1:6601", ini)
@@ -317,8 +317,8 @@ def test_the_summary_names_only_demo_users_that_still_have_the_demo_password(sit
 
 @pytest.mark.skipif(Path.cwd() != ROOT, reason="the block's commands are relative to the checkout")
 def test_the_readme_shows_the_block_the_server_prints(make_site):
-    from storeplatform.startup import ready_summary
-    from storeplatform.store.demo import load_demo
+    from storeplatform.core.startup import ready_summary
+    from storeplatform.components.shop.demo import load_demo
 
     site = make_site(**{"storeplatform.plugins": "invoicing"})
     with site.session() as s:

@@ -10,8 +10,8 @@ from decimal import Decimal
 import pytest
 from sqlalchemy import delete, select
 
-from storeplatform.db.generations import generation, generations
-from storeplatform.store.models import Order, Post
+from storeplatform.core.db.generations import generation, generations
+from storeplatform.components.shop.models import Order, Post
 
 ROUNDS = 30
 

@@ -3,7 +3,7 @@ by one that wrote (it must see its own writes), never after a commit moved the g
 from sqlalchemy import func, insert, select, text
 
 from storeplatform.api import Post
-from storeplatform.db.generations import cached_by_generation, generation
+from storeplatform.core.db.generations import cached_by_generation, generation
 
 
 def published(session):

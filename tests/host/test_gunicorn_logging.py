@@ -83,7 +83,7 @@ _PROBE = textwrap.dedent("""
     import sys
     from gunicorn.config import Config
     from gunicorn.glogging import Logger
-    from storeplatform.gunicorn_logging import SiteLogger
+    from storeplatform.core.gunicorn_logging import SiteLogger
 
     class Unreadable:
         def __getattr__(self, name):

@@ -7,9 +7,9 @@ from decimal import Decimal
 
 from sqlalchemy import text
 
-from storeplatform.db.counts import count_rows, emit_count_triggers, kept_counts, true_counts
-from storeplatform.health import migrations_check
-from storeplatform.store.models import Order, Post
+from storeplatform.core.db.counts import count_rows, emit_count_triggers, kept_counts, true_counts
+from storeplatform.core.health import migrations_check
+from storeplatform.components.shop.models import Order, Post
 
 POST_TYPES = ("page", "note", "evt_event")
 POST_STATUSES = ("publish", "draft", "pending", "private", "trash")
@@ -165,7 +165,7 @@ def test_migrate_counts_the_rows_already_there_and_readiness_checks_the_triggers
 def test_a_count_is_read_under_the_counted_table_s_generation(site):
     """The host's cache files a read of a count as a read of the table it counts: reading one
     inside a cached computation is no uncounted read, and the kept value moves with the table."""
-    from storeplatform.cache import cached
+    from storeplatform.core.cache import cached
 
     @cached
     def drafts(session):

@@ -9,7 +9,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from storeplatform.logs import JsonFormatter
+from storeplatform.core.logs import JsonFormatter
 from storeplatform.testing import cli_environ, free_port, run_cli
 
 BIN = Path(sys.executable).parent
@@ -189,7 +189,7 @@ def test_every_500_leaves_one_line_with_its_request_id_and_cause(make_site, capl
     the route and the cause (issue #44: a check-in's 500 left nothing in the log)."""
     from webtest import TestApp
 
-    from storeplatform.errors import ErrorCode
+    from storeplatform.core.errors import ErrorCode
 
     class DoorJammed(Exception):
         pass
@@ -238,11 +238,11 @@ def test_the_text_format_of_development_ini_writes_the_request_id():
     its record factory (pserve's first lines) is written with ``-`` instead of failing."""
     import configparser
 
-    from storeplatform.logs import TextFormatter
+    from storeplatform.core.logs import TextFormatter
 
     ini = configparser.RawConfigParser()
     ini.read(Path(__file__).resolve().parents[2] / "development.ini")
-    assert ini["formatter_generic"]["class"] == "storeplatform.logs.TextFormatter"
+    assert ini["formatter_generic"]["class"] == "storeplatform.core.logs.TextFormatter"
     formatter = TextFormatter(ini["formatter_generic"]["format"])
     plain = logging.LogRecord("x", logging.INFO, __file__, 1, "hello", None, None)
     assert formatter.format(plain).endswith("[x][MainThread][-] hello")

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from storeplatform import metrics
+from storeplatform.components.observability import metrics
 from storeplatform.api import counter, histogram
-from storeplatform.settings import SettingsError, normalize
+from storeplatform import site_settings
+from storeplatform.core.settings import SettingsError
 from storeplatform.testing import assert_error, count_queries
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,7 +161,7 @@ def test_pool_gauges_and_the_checkouts_that_waited_or_timed_out(make_site):
     from sqlalchemy import create_engine
     from sqlalchemy.exc import TimeoutError as NoConnection
 
-    from storeplatform.db.pool import SitePool
+    from storeplatform.core.db.pool import SitePool
 
     site = make_site(**ON)
     site.app.get("/api/store/v1/products", headers=site.headers_for("administrator"))
@@ -278,7 +279,7 @@ def test_declaring_a_metric_once_per_process():
 ])
 def test_a_bad_setting_stops_start_up_with_one_line_naming_it(database, key, value, message):
     with pytest.raises(SettingsError) as raised:
-        normalize(database.settings(**{**ON, key: value}), {})
+        site_settings(database.settings(**{**ON, key: value}), {})
     assert str(raised.value).startswith(message) and "\n" not in str(raised.value)
 
 
@@ -286,9 +287,9 @@ def test_the_metrics_directory_must_be_writable(database, tmp_path):
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")
     with pytest.raises(SettingsError, match=r"storeplatform.metrics_dir: cannot make .*file/metrics"):
-        normalize(database.settings(**ON, **{"storeplatform.metrics_dir": str(blocked / "metrics")}), {})
+        site_settings(database.settings(**ON, **{"storeplatform.metrics_dir": str(blocked / "metrics")}), {})
     # The environment names it too (the served tests give each site its own).
-    parsed = normalize(database.settings(**ON), {"STOREPLATFORM_METRICS_DIR": str(tmp_path / "m"),
+    parsed = site_settings(database.settings(**ON), {"STOREPLATFORM_METRICS_DIR": str(tmp_path / "m"),
                                                   "STOREPLATFORM_METRICS_TOKEN": TOKEN})["storeplatform.parsed"]
     assert parsed["metrics"].directory == str(tmp_path / "m") and parsed["metrics"].token == TOKEN
     assert (tmp_path / "m").is_dir()

@@ -7,12 +7,13 @@ from sqlalchemy import create_engine
 
 import importlib
 
-from storeplatform.db.meta import Base
-from storeplatform.plugins import available_plugins
+from storeplatform.core.db.meta import Base
+from storeplatform.core.plugins import available_plugins
 
 
 def _import_every_model():
-    importlib.import_module("storeplatform.store.models")
+    importlib.import_module("storeplatform.components.shop.models")
+    importlib.import_module("storeplatform.core.models")
     for name, entry_point in available_plugins().items():
         if name == "broken":  # the test plugin whose import fails on purpose (conftest skips it too)
             continue

@@ -4,7 +4,7 @@ error codes. Routes in a namespace no enabled plugin declares stop start-up nami
 import pytest
 
 from storeplatform.api import Service, hookimpl
-from storeplatform.plugins import PluginError
+from storeplatform.core.plugins import PluginError
 from storeplatform.testing import assert_error
 
 from .test_startup import one_line, start

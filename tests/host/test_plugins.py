@@ -5,7 +5,7 @@ from pathlib import Path
 import pluggy
 import pytest
 
-from storeplatform.plugins import PluginError, apply_filters, available_plugins, call_action, make_plugin_manager
+from storeplatform.core.plugins import PluginError, apply_filters, available_plugins, call_action, make_plugin_manager
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,8 +8,8 @@ from sqlalchemy import text
 from webtest import TestApp
 
 from storeplatform import make_config
-from storeplatform.db.pool import PoolTooSmall, connections_needed, fit_pool
-from storeplatform.settings import SettingsError
+from storeplatform.core.db.pool import PoolTooSmall, connections_needed, fit_pool
+from storeplatform.core.settings import SettingsError
 from storeplatform.testing import assert_error, server_database_url
 
 

@@ -60,8 +60,8 @@ def test_purge_expired_sessions_task(site):
 
     from sqlalchemy import func, select
 
-    from storeplatform.db.types import utcnow
-    from storeplatform.store.models import AuthSession
+    from storeplatform.core.db.types import utcnow
+    from storeplatform.components.shop.models import AuthSession
 
     uid = site.create_user("old", "editor")
     with site.session() as s:

@@ -6,7 +6,7 @@ from pyramid.interfaces import IRoutesMapper
 from pyramid.request import Request
 from pyramid.urldispatch import RoutesMapper
 
-from storeplatform.routing import IndexedRoutesMapper, literal_segments
+from storeplatform.core.routing import IndexedRoutesMapper, literal_segments
 
 PLUGINS = "invoicing pricecalc events oauth"
 

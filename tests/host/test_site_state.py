@@ -7,7 +7,8 @@ import base64
 from sqlalchemy import delete, select, update
 
 from storeplatform.api import User
-from storeplatform.store.models import AppPassword, AuthSession, ConsumerKey, Option
+from storeplatform.components.shop.models import AppPassword, AuthSession, ConsumerKey
+from storeplatform.core.models import Option
 from storeplatform.testing import assert_error, statements_run
 
 ME = "/api/store/v1/users/me"

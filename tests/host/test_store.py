@@ -182,7 +182,7 @@ def test_order_totals_are_decimal_and_status_change_fires_once(shop):
     assert o["billing"]["first_name"] == "Ωμέγα" and o["billing"]["company"] == ""
     assert o["order_key"].startswith("order_") and len(o["order_key"]) > 20
     with shop.session() as s:
-        from storeplatform.store.models import Order
+        from storeplatform.components.shop.models import Order
 
         assert s.get(Order, o["id"]).total == Decimal("0.4500")
     shop.app.put_json(f"{O}/{o['id']}", {"status": "processing"}, headers=shop.h)
@@ -237,7 +237,7 @@ def test_kept_orders_follow_changes_made_anywhere(make_site):
             one.app.get(path, headers=manager)
         assert n() == 1, path  # the site's state: the page and the order are kept
     with other.session() as s:  # another process
-        from storeplatform.store.models import Order
+        from storeplatform.components.shop.models import Order
 
         s.get(Order, made["id"]).status = "completed"
     assert one.app.get(f"{O}?status=processing", headers=manager).json == []
@@ -346,6 +346,6 @@ def test_an_option_set_for_the_first_time_by_two_transactions_at_once(shop):
 def test_an_amount_is_shown_with_the_digits_stored(stored, shown):
     from decimal import Decimal
 
-    from storeplatform.store.money import amount_text
+    from storeplatform.components.shop.money import amount_text
 
     assert amount_text(None if stored is None else Decimal(stored)) == shown

@@ -1,6 +1,7 @@
-"""The shape of the code, checked: no import cycles inside the host (function-local imports
-included), and plugins that see the host only through ``storeplatform.api`` (and its
-``storeplatform.api.advanced``)."""
+"""The shape of the code, checked: the layers of the host (the kernel below its components, each
+component on the kernel and on the components it declares it builds on), no import cycles inside
+the host (function-local imports included), and plugins that see the host only through
+``storeplatform.api`` (and its ``storeplatform.api.advanced``). docs/architecture.md draws it."""
 import ast
 from pathlib import Path
 
@@ -23,11 +24,12 @@ def host_modules():
     return {module_name(p, HOST, "storeplatform"): p for p in HOST.rglob("*.py")}
 
 
-def imports_of(path, name, known):
-    """The host modules ``path`` (module ``name``) imports, wherever the import statement is."""
+def import_statements(path, name, known):
+    """(line, host module) of each import of ``path`` (module ``name``), wherever the import
+    statement is (function-local ones included)."""
     is_package = path.name == "__init__.py"
     package = name if is_package else name.rpartition(".")[0]
-    found = set()
+    found = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
@@ -46,8 +48,13 @@ def imports_of(path, name, known):
             while target and target not in known:
                 target = target.rpartition(".")[0]
             if target and target != name:
-                found.add(target)
+                found.append((node.lineno, target))
     return found
+
+
+def imports_of(path, name, known):
+    """The host modules ``path`` (module ``name``) imports."""
+    return {target for _, target in import_statements(path, name, known)}
 
 
 def cycles(graph):
@@ -79,6 +86,88 @@ def cycles(graph):
         if v not in index:
             visit(v)
     return result
+
+
+KERNEL = "storeplatform.core"
+COMPONENTS = "storeplatform.components"
+
+
+def layer_of(module):
+    """"kernel", "component <name>", or None (the app factory, the CLI, the servers, the plugin
+    API and the test helpers: the top of the house, which may import anything)."""
+    if module == KERNEL or module.startswith(KERNEL + "."):
+        return "kernel"
+    parts = module.split(".")
+    if module.startswith(COMPONENTS + ".") and len(parts) > 2:
+        return f"component {parts[2]}"
+    return None
+
+
+def layer_violations(modules, builds_on, root=ROOT):
+    """Every import that breaks the layers, as ``path:line: module imports target (why)``:
+    the kernel imports only the kernel; a component imports the kernel, itself and the
+    components it builds on (``builds_on``: name -> names), never the top."""
+    problems = []
+    for name, path in sorted(modules.items()):
+        layer = layer_of(name)
+        if layer is None:
+            continue
+        for line, target in sorted(import_statements(path, name, modules)):
+            below = layer_of(target)
+            if layer == "kernel":
+                allowed = below == "kernel"
+            else:
+                own = layer.split()[1]
+                allowed = below == "kernel" or below in (f"component {c}" for c in (own, *builds_on.get(own, ())))
+            if not allowed:
+                why = ("the kernel imports no component and nothing above it" if layer == "kernel" else
+                       f"{layer} builds on the kernel and {', '.join(builds_on.get(layer.split()[1], ())) or 'no other component'}")
+                problems.append(f"{path.relative_to(root)}:{line}: {name} imports {target} ({why})")
+    return problems
+
+
+def test_the_kernel_is_below_its_components_and_each_component_imports_what_it_builds_on():
+    from storeplatform.components import BUILDS_ON
+
+    modules = host_modules()
+    assert layer_violations(modules, BUILDS_ON) == []
+    # Every component folder is declared, and declares only components that exist.
+    folders = {p.name for p in (HOST / "components").iterdir() if (p / "__init__.py").exists()}
+    assert folders == set(BUILDS_ON)
+    assert {c for deps in BUILDS_ON.values() for c in deps} <= folders
+
+
+def test_the_layer_check_names_a_planted_wrong_import(tmp_path):
+    """Imports planted in a copy of the host: the kernel importing a component, a component
+    importing one it does not build on, a component importing the plugin API; each is named
+    with its file and line."""
+    import shutil
+
+    from storeplatform.components import BUILDS_ON
+
+    copy = tmp_path / "storeplatform"
+    shutil.copytree(HOST, copy, ignore=shutil.ignore_patterns("__pycache__", "static", "templates"))
+    planted = {
+        copy / "core" / "cache.py": "from ..components.shop.models import User\n",
+        copy / "components" / "shop" / "orders.py": "    from storeplatform.components.admin import pages\n",
+        copy / "components" / "observability" / "metrics.py": "from storeplatform.api import Post\n",
+    }
+    for path, line in planted.items():
+        text = path.read_text()
+        if line.startswith("    "):  # a function-local import counts too
+            text += "\n\ndef _planted():\n" + line
+        else:
+            text = line + text
+        path.write_text(text)
+    modules = {module_name(p, copy, "storeplatform"): p for p in copy.rglob("*.py")}
+    found = layer_violations(modules, BUILDS_ON, root=tmp_path)
+    assert len(found) == 3, found
+    cache, orders, metrics = sorted(found, key=lambda p: ("core" not in p, "shop" not in p))
+    assert cache.endswith("storeplatform.core.cache imports storeplatform.components.shop.models "
+                          "(the kernel imports no component and nothing above it)"), cache
+    assert "components/shop/orders.py:" in orders and "imports storeplatform.components.admin.pages" in orders
+    assert "component shop builds on the kernel and no other component" in orders
+    assert "storeplatform.components.observability.metrics imports storeplatform.api" in metrics
 
 
 def test_the_host_has_no_import_cycles():

@@ -12,8 +12,8 @@ import base64
 import pytest
 from sqlalchemy import event, func, select
 
-from storeplatform.auth import throttle
-from storeplatform.store.models import LoginAttempts
+from storeplatform.core.auth import throttle
+from storeplatform.core.models import LoginAttempts
 from storeplatform.testing import assert_admin_page, assert_error
 
 ATTACKER = "203.0.113.66"

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from storeplatform.auth import throttle
-from storeplatform.store.models import LoginAttempts
+from storeplatform.core.auth import throttle
+from storeplatform.core.models import LoginAttempts
 
 GUESSER = Path(__file__).with_name("throttle_guesser.py")
 PROCESSES = 4

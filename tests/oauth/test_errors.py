@@ -3,7 +3,7 @@ the key's permissions exactly as with Basic (403 rest_consumer_key_permissions).
 import pytest
 from sqlalchemy import select, update
 
-from storeplatform.store.models import ConsumerKey
+from storeplatform.components.shop.models import ConsumerKey
 from storeplatform.testing import assert_error
 
 from .conftest import HMAC_SHA1, now, prepare, send

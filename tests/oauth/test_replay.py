@@ -103,7 +103,7 @@ def test_expired_nonces_are_removed_and_free_again(client):
 
 
 def test_nonces_of_a_deleted_key_go_with_it(client):
-    from storeplatform.store.models import ConsumerKey
+    from storeplatform.components.shop.models import ConsumerKey
 
     creds = client.key()
     assert client.request("GET", ME, creds).status_int == 200

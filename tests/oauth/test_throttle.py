@@ -7,7 +7,7 @@ import base64
 import pytest
 from sqlalchemy import func, select
 
-from storeplatform.store.models import LoginAttempts
+from storeplatform.core.models import LoginAttempts
 from storeplatform.testing import assert_error
 
 from .conftest import OAuthClient, now

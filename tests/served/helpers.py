@@ -83,7 +83,7 @@ class Backend:
             from sqlalchemy import create_engine, text
             from sqlalchemy.engine import make_url
 
-            from storeplatform.db.session import database_url
+            from storeplatform.core.db.session import database_url
 
             self._db_name = f"sp_served_{uuid.uuid4().hex[:12]}"
             admin = create_engine(database_url(server), isolation_level="AUTOCOMMIT")
@@ -148,7 +148,7 @@ class Backend:
         if self._db_name:
             from sqlalchemy import create_engine, text
 
-            from storeplatform.db.session import database_url
+            from storeplatform.core.db.session import database_url
 
             admin = create_engine(database_url(server_database_url()), isolation_level="AUTOCOMMIT")
             with admin.connect() as conn:

@@ -27,36 +27,36 @@ and ``config.add_error_translation(DomainError, to_rest_error)``; for admin page
 """
 from huey import crontab
 
-from ..admin.forms import form_values, refuse_form
-from ..admin.guard import admin_redirect, admin_url
-from ..admin.listing import (ListQuery, Pager, csv_cell, csv_response, export_filename, list_query, page_of,
+from ..components.admin.forms import form_values, refuse_form
+from ..components.admin.guard import admin_redirect, admin_url
+from ..components.admin.listing import (ListQuery, Pager, csv_cell, csv_response, export_filename, list_query, page_of,
                              query_values, text_contains)
-from ..admin.pages import AdminPage, admin_view
-from ..auth import Identity, require, user_can
-from ..cache import cached
+from ..components.admin.pages import AdminPage, admin_view
+from ..core.auth import Identity, require, user_can
+from ..core.cache import cached
 from ..cli import CliError, Parser
-from ..db import Base, get_by_id, get_or_404, hooks_of
-from ..db.counts import count_rows
-from ..db.types import Money, UTCDateTime, utcnow
-from ..errors import (BAD_REQUEST, FORBIDDEN, INTERNAL_ERROR, INVALID_JSON, INVALID_PARAM, NO_ROUTE, NOT_LOGGED_IN,
+from ..core.db import Base, get_by_id, get_or_404, hooks_of
+from ..core.db.counts import count_rows
+from ..core.db.types import Money, UTCDateTime, utcnow
+from ..core.errors import (BAD_REQUEST, FORBIDDEN, INTERNAL_ERROR, INVALID_JSON, INVALID_PARAM, NO_ROUTE, NOT_LOGGED_IN,
                       ErrorCode, InvalidParams, RestError)
-from ..hookspecs import hookimpl, hookspec
-from ..metrics import counter, histogram
-from ..plugins import apply_filters, call_action, plugin_enabled
-from ..queue import Periodic, TaskContext, enqueue_after_commit, enqueue_now
-from ..rest import PaginationSchema, Service, deserialize, json_body, make_partial, paginate
-from ..rest.urls import site_rest_url, site_url
-from ..rest.types import (COLUMN_INT, POSITIVE_ID, DateText, DecimalText, IdList, OptionalId, RowId, StrictBoolean,
+from ..core.hookspecs import hookimpl, hookspec
+from ..components.observability.metrics import counter, histogram
+from ..core.plugins import apply_filters, call_action, plugin_enabled
+from ..core.queue import Periodic, TaskContext, enqueue_after_commit, enqueue_now
+from ..core.rest import PaginationSchema, Service, deserialize, json_body, make_partial, paginate
+from ..core.rest.urls import site_rest_url, site_url
+from ..core.rest.types import (COLUMN_INT, POSITIVE_ID, DateText, DecimalText, IdList, OptionalId, RowId, StrictBoolean,
                           StrictInt, StrictString, TimeText, bound_check, is_url, money_amount, not_blank, once,
                           url_or_empty, valid_email, valid_timezone)
-from ..settings import SettingsError
-from ..store.content import POST_STATUSES, delete_post, local_datetime, set_post_terms, slugify, trash_post, unique_slug
-from ..store.models import Order, OrderItem, Post, PostTerm, Product, Term, User
-from ..store.money import CURRENCY_SYMBOLS, currency_format, format_money, round_money
-from ..store.options import OptionError, OptionSpec, set_option, site_options, site_timezone
-from ..store.orders import PAID_STATUSES, STATUSES as ORDER_STATUSES, create_order, set_order_status
-from ..store.products import current_price, sale_is_active
-from ..values import INT_MAX, TRUE_WORDS, FALSE_WORDS, id_in_range, is_digits, parse_bool, parse_decimal
+from ..core.settings import SettingsError
+from ..components.shop.content import POST_STATUSES, delete_post, local_datetime, set_post_terms, slugify, trash_post, unique_slug
+from ..components.shop.models import Order, OrderItem, Post, PostTerm, Product, Term, User
+from ..components.shop.money import CURRENCY_SYMBOLS, currency_format, format_money, round_money
+from ..core.options import OptionError, OptionSpec, set_option, site_options, site_timezone
+from ..components.shop.orders import PAID_STATUSES, STATUSES as ORDER_STATUSES, create_order, set_order_status
+from ..components.shop.products import current_price, sale_is_active
+from ..core.values import INT_MAX, TRUE_WORDS, FALSE_WORDS, id_in_range, is_digits, parse_bool, parse_decimal
 
 __all__ = [
     # hooks

@@ -9,10 +9,11 @@ docs/plugins.md ("The advanced API") describes every name.
   host's methods do (``refuse_if_throttled``, ``failed_guess``);
 - a migration step (``never_reuse_ids``).
 """
-from ..auth import ConsumerKeyCredentials, consumer_key_credentials, require_consumer_key_permission
-from ..auth.throttle import failed_guess, refuse_if_throttled
-from ..db import never_reuse_ids, registry_of, request_of, site_transaction
-from ..db.statements import DriverStatement
+from ..components.shop.credentials import (ConsumerKeyCredentials, consumer_key_credentials,
+                                          require_consumer_key_permission)
+from ..core.auth.throttle import failed_guess, refuse_if_throttled
+from ..core.db import never_reuse_ids, registry_of, request_of, site_transaction
+from ..core.db.statements import DriverStatement
 
 __all__ = [
     # statements and transactions

@@ -1,8 +1,9 @@
-"""Alembic environment: the connection and the registry come from storeplatform.migrate."""
+"""Alembic environment: the connection and the registry come from storeplatform.core.migrate."""
 from alembic import context
 
-from storeplatform.db.meta import Base
-import storeplatform.store.models  # noqa: F401  (the host's tables)
+from storeplatform.core.db.meta import Base
+import storeplatform.components.shop.models  # noqa: F401  (the host's tables: the shop's)
+import storeplatform.core.models  # noqa: F401  (and the kernel's)
 
 config = context.config
 # Plugin models are on the same metadata: their packages were imported when registered.

@@ -6,7 +6,7 @@ Create Date: 2026-11-22 03:03:06.681590
 """
 from alembic import op
 import sqlalchemy as sa
-import storeplatform.db.types
+import storeplatform.core.db.types
 
 
 revision = "sp0001"
@@ -29,13 +29,13 @@ def upgrade():
     sa.Column('type', sa.String(length=20), nullable=False),
     sa.Column('status', sa.String(length=20), nullable=False),
     sa.Column('parent_id', sa.Integer(), nullable=True),
-    sa.Column('regular_price', storeplatform.db.types.Money(precision=18, scale=4), nullable=True),
-    sa.Column('sale_price', storeplatform.db.types.Money(precision=18, scale=4), nullable=True),
-    sa.Column('sale_from', storeplatform.db.types.UTCDateTime(timezone=True), nullable=True),
-    sa.Column('sale_to', storeplatform.db.types.UTCDateTime(timezone=True), nullable=True),
+    sa.Column('regular_price', storeplatform.core.db.types.Money(precision=18, scale=4), nullable=True),
+    sa.Column('sale_price', storeplatform.core.db.types.Money(precision=18, scale=4), nullable=True),
+    sa.Column('sale_from', storeplatform.core.db.types.UTCDateTime(timezone=True), nullable=True),
+    sa.Column('sale_to', storeplatform.core.db.types.UTCDateTime(timezone=True), nullable=True),
     sa.Column('meta', sa.JSON(), nullable=False),
-    sa.Column('created_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
-    sa.Column('modified_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('created_at', storeplatform.core.db.types.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('modified_at', storeplatform.core.db.types.UTCDateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['parent_id'], ['products.id'], name=op.f('fk_products_parent_id_products'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_products')),
     sa.UniqueConstraint('sku', name=op.f('uq_products_sku'))
@@ -64,7 +64,7 @@ def upgrade():
     sa.Column('display_name', sa.String(length=250), nullable=False),
     sa.Column('role', sa.String(length=40), nullable=False),
     sa.Column('password_hash', sa.String(length=255), nullable=True),
-    sa.Column('created_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('created_at', storeplatform.core.db.types.UTCDateTime(timezone=True), nullable=False),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_users')),
     sa.UniqueConstraint('login', name=op.f('uq_users_login'))
     )
@@ -73,8 +73,8 @@ def upgrade():
     sa.Column('user_id', sa.Integer(), nullable=False),
     sa.Column('name', sa.String(length=200), nullable=False),
     sa.Column('token_hash', sa.String(length=64), nullable=False),
-    sa.Column('created_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
-    sa.Column('last_used_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=True),
+    sa.Column('created_at', storeplatform.core.db.types.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('last_used_at', storeplatform.core.db.types.UTCDateTime(timezone=True), nullable=True),
     sa.ForeignKeyConstraint(['user_id'], ['users.id'], name=op.f('fk_app_passwords_user_id_users'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_app_passwords')),
     sa.UniqueConstraint('token_hash', name=op.f('uq_app_passwords_token_hash'))
@@ -86,7 +86,7 @@ def upgrade():
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('user_id', sa.Integer(), nullable=False),
     sa.Column('token_hash', sa.String(length=64), nullable=False),
-    sa.Column('expires_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('expires_at', storeplatform.core.db.types.UTCDateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['user_id'], ['users.id'], name=op.f('fk_auth_sessions_user_id_users'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_auth_sessions')),
     sa.UniqueConstraint('token_hash', name=op.f('uq_auth_sessions_token_hash'))
@@ -102,7 +102,7 @@ def upgrade():
     sa.Column('key_hash', sa.String(length=64), nullable=False),
     sa.Column('secret_hash', sa.String(length=64), nullable=False),
     sa.Column('truncated_key', sa.String(length=7), nullable=False),
-    sa.Column('created_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('created_at', storeplatform.core.db.types.UTCDateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['user_id'], ['users.id'], name=op.f('fk_consumer_keys_user_id_users'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_consumer_keys')),
     sa.UniqueConstraint('key_hash', name=op.f('uq_consumer_keys_key_hash'))
@@ -117,9 +117,9 @@ def upgrade():
     sa.Column('currency', sa.String(length=3), nullable=False),
     sa.Column('billing', sa.JSON(), nullable=False),
     sa.Column('customer_id', sa.Integer(), nullable=True),
-    sa.Column('total', storeplatform.db.types.Money(precision=18, scale=4), nullable=False),
-    sa.Column('created_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
-    sa.Column('modified_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('total', storeplatform.core.db.types.Money(precision=18, scale=4), nullable=False),
+    sa.Column('created_at', storeplatform.core.db.types.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('modified_at', storeplatform.core.db.types.UTCDateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['customer_id'], ['users.id'], name=op.f('fk_orders_customer_id_users'), ondelete='SET NULL'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_orders')),
     sa.UniqueConstraint('order_key', name=op.f('uq_orders_order_key'))
@@ -137,8 +137,8 @@ def upgrade():
     sa.Column('author_id', sa.Integer(), nullable=True),
     sa.Column('status', sa.String(length=20), nullable=False),
     sa.Column('trashed_status', sa.String(length=20), nullable=True),
-    sa.Column('created_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
-    sa.Column('modified_at', storeplatform.db.types.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('created_at', storeplatform.core.db.types.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('modified_at', storeplatform.core.db.types.UTCDateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['author_id'], ['users.id'], name=op.f('fk_posts_author_id_users'), ondelete='SET NULL'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_posts'))
     )
@@ -152,8 +152,8 @@ def upgrade():
     sa.Column('product_id', sa.Integer(), nullable=True),
     sa.Column('name', sa.String(length=250), nullable=False),
     sa.Column('quantity', sa.Integer(), nullable=False),
-    sa.Column('unit_price', storeplatform.db.types.Money(precision=18, scale=4), nullable=False),
-    sa.Column('total', storeplatform.db.types.Money(precision=18, scale=4), nullable=False),
+    sa.Column('unit_price', storeplatform.core.db.types.Money(precision=18, scale=4), nullable=False),
+    sa.Column('total', storeplatform.core.db.types.Money(precision=18, scale=4), nullable=False),
     sa.ForeignKeyConstraint(['order_id'], ['orders.id'], name=op.f('fk_order_items_order_id_orders'), ondelete='CASCADE'),
     sa.ForeignKeyConstraint(['product_id'], ['products.id'], name=op.f('fk_order_items_product_id_products'), ondelete='SET NULL'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_order_items'))

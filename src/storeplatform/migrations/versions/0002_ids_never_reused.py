@@ -3,7 +3,7 @@
 Revision ID: sp0002
 Revises: sp0001
 """
-from storeplatform.db.ids import never_reuse_ids
+from storeplatform.core.db.ids import never_reuse_ids
 
 revision = "sp0002"
 down_revision = "sp0001"

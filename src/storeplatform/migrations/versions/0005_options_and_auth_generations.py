@@ -6,7 +6,7 @@ Revises: sp0004
 ``options`` counts committed changes of the options table, ``auth`` those of users, application
 passwords, consumer keys and cookie sessions, ``store`` those of products, orders and order
 lines: the site options, the identities behind credentials and what plugins derive from store
-rows are kept per process by these generations (storeplatform.db.generations), read with the
+rows are kept per process by these generations (storeplatform.core.db.generations), read with the
 content generation in the one query a transaction makes for them. Same triggers as sp0004.
 """
 from alembic import op
@@ -21,14 +21,14 @@ TABLES = {"options": ("options",), "auth": ("users", "app_passwords", "consumer_
 
 
 def upgrade():
-    from storeplatform.db.generations import add_generation_triggers
+    from storeplatform.core.db.generations import add_generation_triggers
 
     for name, tables in TABLES.items():
         add_generation_triggers(op, name, tables)
 
 
 def downgrade():
-    from storeplatform.db.generations import drop_generation_triggers
+    from storeplatform.core.db.generations import drop_generation_triggers
 
     for tables in TABLES.values():
         drop_generation_triggers(op, tables)

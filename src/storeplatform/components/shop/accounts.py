@@ -1,0 +1,539 @@
+"""Accounts (#28): users and their credentials, managed the one way every front end uses: the
+command line (``storeplatform user ...``), the REST routes of ``store/v1/users`` and the admin's
+pages. Each gets the same validation, the same rules of who may do what to whom, and the same
+errors.
+
+Every function takes the session of the caller's transaction and the ``Actor`` who acts
+(``Actor.of(request)`` in a request, ``OWNER`` on the command line), writes in that transaction
+and commits nothing. Bad input raises ``InvalidParams`` naming each bad field (``login``,
+``email``, ``name``, ``password``, ``current_password``, ``role``, ``reassign``, ``app_password``
+...); a refusal raises a ``RestError`` of the store/v1 catalogue (``store/errors.py``): the REST
+server answers both as they are, the command line prints their message on one line.
+
+Reading:
+    ``get_user(session, actor, user_id)``, ``find_user(session, actor, login)``: a ``User`` the
+    actor may see, else ``rest_user_invalid_id`` (404: whether it exists is not told);
+    ``users_query(session, actor, search=, role=)``: the select of a users list (a page of it with
+    ``rest.paginate``), ``list_users(...)`` the whole list; ``may_view``, ``may_edit``,
+    ``may_delete`` and ``may_promote`` say beforehand what the actor may do (to show or hide a
+    button).
+
+Changing a user:
+    ``create_user``, ``update_user`` (e-mail, name, password, role, disabled: every change of one
+    form at once), and its one-change forms ``set_password``, ``set_role``, ``disable_user``,
+    ``enable_user``; ``delete_user(..., reassign=)``; ``end_sessions``.
+
+Credentials:
+    ``list_app_passwords``, ``issue_app_password`` (the plain text is returned once, never
+    stored), ``revoke_app_password``, ``revoke_app_passwords``; ``list_consumer_keys``,
+    ``find_consumer_key``, ``issue_consumer_key``, ``revoke_consumer_key``.
+
+Ending means ending: a password change, a role change, disabling and "end sessions" raise the
+user's ``auth_version`` (every JWT issued before carries an older one and is refused) and delete
+the user's cookie sessions; disabling also revokes every application password and consumer key,
+deleting removes the user and with it every credential. Each write moves the ``auth``
+generation, so every process refuses what ended at its very next request, its kept identities
+included (auth/methods.py).
+"""
+import re
+import unicodedata
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from sqlalchemy import delete, func, or_, select, update
+
+from storeplatform.core.auth.capabilities import ROLES, require
+from storeplatform.core.auth.identity import UserRecord
+from .credentials import hash_app_password, new_app_password, new_consumer_key
+from storeplatform.core.auth.passwords import hash_password, verify_password
+from storeplatform.core.auth.tokens import keyed_hash
+from storeplatform.core.db import get_by_id, hooks_of, registry_of
+from storeplatform.core.errors import FORBIDDEN, InvalidParams
+from storeplatform.core.plugins import call_action
+from .errors import (APP_PASSWORD_NOT_FOUND, CANNOT_CHANGE_SELF, CANNOT_CREATE_USER, CANNOT_DELETE_USER,
+                           CANNOT_EDIT_ROLES, CANNOT_EDIT_USER, CONSUMER_KEY_NOT_FOUND, LAST_ADMINISTRATOR,
+                           USER_DISABLED, USER_INVALID_ID)
+from .models import AppPassword, AuthSession, ConsumerKey, Order, Post, User
+from storeplatform.core.values import is_digits
+
+ADMINISTRATOR = "administrator"
+DEFAULT_ROLE = "customer"
+# The roles a user who may edit users but not promote them (a shop manager) may create and
+# edit, as WooCommerce lets its shop managers edit customers only.
+EDITABLE_WITHOUT_PROMOTE = frozenset({"customer"})
+
+LOGIN_MAX, EMAIL_MAX, NAME_MAX, PASSWORD_MAX, APP_PASSWORD_NAME_MAX = 60, 200, 250, 1000, 200
+# Letters, digits and . _ @ + - (a login travels in Basic headers and URLs, and looks like no
+# other login); not "ck_...", which Basic reads as a consumer key.
+LOGIN_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._@+-]*$"
+_LOGIN = re.compile(LOGIN_PATTERN)
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+PERMISSIONS = ("read", "write", "read_write")
+
+
+# --- who acts --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Actor:
+    """Who acts: a user (a ``UserRecord``) with the capabilities of their role, or the site
+    owner at the command line (``user`` None), who may do everything but break the rule of the
+    last administrator."""
+
+    user: UserRecord | None
+    capabilities: frozenset
+
+    @classmethod
+    def of(cls, request):
+        """The authenticated caller of ``request`` (401 for an anonymous one)."""
+        require(request, "read")
+        user = request.identity.user
+        return cls(user, request.registry["auth.role_capabilities"].get(user.role, frozenset()))
+
+    @property
+    def is_owner(self):
+        return self.user is None
+
+    def can(self, capability):
+        return self.is_owner or capability in self.capabilities
+
+    def is_self(self, user):
+        return self.user is not None and self.user.id == user.id
+
+
+OWNER = Actor(None, frozenset())
+
+
+def may_view(actor, user):
+    """Whether ``actor`` may read ``user``: themselves, or anyone with ``list_users``."""
+    return actor.is_self(user) or actor.can("list_users")
+
+
+def may_edit(actor, user):
+    """Whether ``actor`` may change ``user``'s profile, password, sessions and application
+    passwords: themselves, or with ``edit_users`` any user they could also give the user's role
+    (everyone with ``promote_users``, customers only without it)."""
+    return actor.is_self(user) or (actor.can("edit_users") and _may_handle_role(actor, user.role))
+
+
+def may_promote(actor, user):
+    """Whether ``actor`` may change ``user``'s role (never their own, except on the command line)."""
+    return actor.can("promote_users") and not actor.is_self(user)
+
+
+def may_delete(actor, user):
+    return actor.can("delete_users") and not actor.is_self(user)
+
+
+def _may_handle_role(actor, role):
+    return actor.can("promote_users") or role in EDITABLE_WITHOUT_PROMOTE
+
+
+# --- validation ------------------------------------------------------------------------------
+
+def roles(session):
+    """The roles of the site: the host's and those plugins add (role capabilities hook)."""
+    known = registry_of(session)["auth.role_capabilities"]
+    return tuple(ROLES) + tuple(sorted(set(known) - set(ROLES)))
+
+
+def _text_problem(value, max_length, *, blank=True):
+    if not isinstance(value, str):
+        return "must be text"
+    if not blank and not value.strip():
+        return "must not be empty"
+    if len(value) > max_length:
+        return f"must be at most {max_length} characters"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not valid Unicode text"
+    if any(unicodedata.category(c) == "Cc" for c in value):
+        return "must not contain control characters"
+    return None
+
+
+def login_problem(login):
+    """What is wrong with ``login`` for a new user, or None."""
+    problem = _text_problem(login, LOGIN_MAX, blank=False)
+    if problem:
+        return problem
+    if not _LOGIN.match(login):
+        return "must start with a letter or digit and hold only letters, digits and . _ @ + -"
+    if login.lower().startswith("ck_"):
+        return "must not start with ck_ (Basic authentication reads that as a consumer key)"
+    return None
+
+
+def email_problem(email):
+    problem = _text_problem(email, EMAIL_MAX)
+    if problem:
+        return problem
+    if email and not _EMAIL.match(email):
+        return f"{email!r} is not an email address"
+    return None
+
+
+def name_problem(name):
+    return _text_problem(name, NAME_MAX)
+
+
+def password_problem(password):
+    if not isinstance(password, str) or not password:
+        return "must not be empty"
+    if len(password) > PASSWORD_MAX:
+        return f"must be at most {PASSWORD_MAX} characters"
+    try:
+        password.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not valid Unicode text"
+    if "\x00" in password:
+        return "must not contain NUL characters"
+    return None
+
+
+def role_problem(session, role):
+    if not isinstance(role, str) or role not in roles(session):
+        return f"unknown role {role!r} (roles: {', '.join(roles(session))})"
+    return None
+
+
+def app_password_name_problem(name):
+    return _text_problem(name, APP_PASSWORD_NAME_MAX, blank=False)
+
+
+def _check(problems):
+    problems = {field: problem for field, problem in problems.items() if problem}
+    if problems:
+        raise InvalidParams(problems)
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+def get_user(session, actor, user_id):
+    """The user with id ``user_id`` when ``actor`` may see them, else ``rest_user_invalid_id``
+    (404: a user one may not see answers as one that does not exist)."""
+    user = get_by_id(session, User, user_id)
+    if user is None or not may_view(actor, user):
+        raise USER_INVALID_ID()
+    return user
+
+
+def find_user(session, actor, login):
+    """The user with ``login`` when ``actor`` may see them, else ``rest_user_invalid_id``."""
+    user = session.execute(select(User).where(User.login == login)).scalar_one_or_none() \
+        if isinstance(login, str) else None
+    if user is None or not may_view(actor, user):
+        raise USER_INVALID_ID(f"no user with login {login!r}")
+    return user
+
+
+def _like(text):
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def users_query(session, actor, *, search=None, role=None):
+    """The select of the users ``actor`` may list (``list_users``), newest first; ``search``
+    finds text in the login, e-mail or name (any case), ``role`` keeps one role."""
+    if not actor.can("list_users"):
+        raise FORBIDDEN("Sorry, you are not allowed to list users.")
+    _check({"role": role_problem(session, role) if role is not None else None})
+    stmt = select(User).order_by(User.id.desc())
+    if role is not None:
+        stmt = stmt.where(User.role == role)
+    if search:
+        like = _like(search)
+        stmt = stmt.where(or_(User.login.ilike(like, escape="\\"), User.email.ilike(like, escape="\\"),
+                              User.display_name.ilike(like, escape="\\")))
+    return stmt
+
+
+def list_users(session, actor, *, search=None, role=None):
+    """Every user of ``users_query``, oldest first (the command line's table)."""
+    stmt = users_query(session, actor, search=search, role=role).order_by(None).order_by(User.id)
+    return session.execute(stmt).scalars().all()
+
+
+# --- changing a user -------------------------------------------------------------------------
+
+def create_user(session, actor, *, login, role=None, email="", name=None, password=None):
+    """A new user (``role`` defaults to customer, ``name`` to the login); returns the ``User``.
+    ``create_users`` is needed, and ``promote_users`` for any role but customer."""
+    role = DEFAULT_ROLE if role is None else role
+    _check({"login": login_problem(login), "role": role_problem(session, role), "email": email_problem(email),
+            "name": name_problem(name) if name is not None else None,
+            "password": password_problem(password) if password is not None else None})
+    if not actor.can("create_users"):
+        raise CANNOT_CREATE_USER()
+    if not _may_handle_role(actor, role):
+        raise CANNOT_CREATE_USER(f"Sorry, you may create users with the role "
+                                 f"{' or '.join(sorted(EDITABLE_WITHOUT_PROMOTE))} only.")
+    if session.execute(select(User.id).where(User.login == login)).first() is not None:
+        raise InvalidParams({"login": f"a user with login {login!r} exists already"})
+    user = User(login=login, role=role, email=email, display_name=login if name is None else name,
+                password_hash=hash_password(password) if password is not None else None)
+    session.add(user)
+    session.flush()
+    return user
+
+
+_UNCHANGED = object()
+
+
+class WrongCurrentPassword(InvalidParams):
+    """A wrong ``current_password``: a guess of the password, counted as a failed login."""
+
+
+@contextmanager
+def guessing_current_password(request, actor, user, changes):
+    """Around ``update_user`` from a request: a self password change (``changes`` has a
+    ``password`` and ``actor`` is ``user``) is a guess of the current password, refused while
+    guesses of ``user``'s login from the request's address are throttled and counted when
+    wrong, as a login is (a stolen session must not grind the password)."""
+    from storeplatform.core.auth.throttle import failed_guess, refuse_if_throttled
+
+    if "password" in changes and actor.is_self(user):
+        refuse_if_throttled(request, user.login)
+    try:
+        yield
+    except WrongCurrentPassword as exc:
+        raise failed_guess(request, user.login, exc) from None
+
+
+def update_user(session, actor, user, *, email=_UNCHANGED, name=_UNCHANGED, password=_UNCHANGED,
+                current_password=None, role=_UNCHANGED, disabled=_UNCHANGED):
+    """Change what is given of ``user``, all or nothing (the caller's transaction is aborted
+    with the error). Changing one's own password needs ``current_password`` (except on the
+    command line); a role needs ``promote_users`` and is never one's own; disabling is never
+    one's own either; the last active administrator keeps the role and stays enabled. A new
+    password, a new role or disabling ends every session and token issued before."""
+    _check({
+        "email": email_problem(email) if email is not _UNCHANGED else None,
+        "name": name_problem(name) if name is not _UNCHANGED else None,
+        "password": password_problem(password) if password is not _UNCHANGED else None,
+        "role": role_problem(session, role) if role is not _UNCHANGED else None,
+        "disabled": "must be true or false" if disabled is not _UNCHANGED and not isinstance(disabled, bool) else None,
+    })
+    if not may_edit(actor, user):
+        raise CANNOT_EDIT_USER()
+    new_role = role is not _UNCHANGED and role != user.role
+    disabling = disabled is True and not user.disabled
+    enabling = disabled is False and user.disabled
+    if new_role and not actor.can("promote_users"):
+        raise CANNOT_EDIT_ROLES()
+    if (new_role or disabling or enabling) and actor.is_self(user):
+        raise CANNOT_CHANGE_SELF()
+    if password is not _UNCHANGED and actor.is_self(user):
+        if not isinstance(current_password, str) or not current_password:
+            raise InvalidParams({"current_password": "your current password is needed to change it"})
+        if not verify_password(current_password, user.password_hash):
+            raise WrongCurrentPassword({"current_password": "is not your current password"})
+    if user.role == ADMINISTRATOR and not user.disabled and (new_role or disabling):
+        _keep_an_administrator(session, user)
+    if email is not _UNCHANGED:
+        user.email = email
+    if name is not _UNCHANGED:
+        user.display_name = name
+    if password is not _UNCHANGED:
+        user.password_hash = hash_password(password)
+    if new_role:
+        user.role = role
+    if disabling or enabling:
+        user.disabled = disabling
+    session.flush()
+    if password is not _UNCHANGED or new_role or disabling:
+        _end_sessions(session, user)
+    if disabling:
+        _revoke_every_key(session, user)
+    return user
+
+
+def set_password(session, actor, user, password, *, current_password=None):
+    """A new password for ``user``; ends every session and token issued before (application
+    passwords and consumer keys stay, as in WordPress)."""
+    return update_user(session, actor, user, password=password, current_password=current_password)
+
+
+def set_role(session, actor, user, role):
+    return update_user(session, actor, user, role=role)
+
+
+def disable_user(session, actor, user):
+    """Refuse every credential of ``user`` from now on: sessions and tokens end, application
+    passwords and consumer keys are revoked (enabling again brings none of them back)."""
+    return update_user(session, actor, user, disabled=True)
+
+
+def enable_user(session, actor, user):
+    return update_user(session, actor, user, disabled=False)
+
+
+def end_sessions(session, actor, user):
+    """End every cookie session and JWT of ``user`` (application passwords and consumer keys
+    stay: revoke those one by one); returns how many cookie sessions there were."""
+    if not may_edit(actor, user):
+        raise CANNOT_EDIT_USER()
+    return _end_sessions(session, user)
+
+
+def delete_user(session, actor, user, *, reassign=None):
+    """Delete ``user`` for good, with every credential. Their posts go to ``reassign`` (a
+    ``User``) when given, else stay without an author; their orders stay as guest orders (the
+    billing details are the order's own). Returns ``{"posts": n, "reassigned_to": id or None,
+    "orders": n}``: what was theirs."""
+    if not actor.can("delete_users"):
+        raise CANNOT_DELETE_USER()
+    if actor.is_self(user):
+        raise CANNOT_CHANGE_SELF()
+    if reassign is not None and reassign.id == user.id:
+        raise InvalidParams({"reassign": "the posts of a deleted user cannot go to that same user"})
+    if user.role == ADMINISTRATOR and not user.disabled:
+        _keep_an_administrator(session, user)
+    orders = session.execute(select(func.count()).select_from(Order).where(Order.customer_id == user.id)).scalar_one()
+    call_action(hooks_of(session).storeplatform_user_deleted, user=user, reassign=reassign)
+    if reassign is not None:
+        posts = session.execute(update(Post).where(Post.author_id == user.id).values(author_id=reassign.id)
+                                .execution_options(synchronize_session=False)).rowcount
+    else:
+        posts = session.execute(select(func.count()).select_from(Post).where(Post.author_id == user.id)).scalar_one()
+    # The database's own rules do the rest, in this statement: credentials and sessions go with
+    # the user (ON DELETE CASCADE), orders and unassigned posts lose their reference (SET NULL).
+    session.delete(user)
+    session.flush()
+    return {"posts": posts, "reassigned_to": reassign.id if reassign is not None else None, "orders": orders}
+
+
+def _keep_an_administrator(session, user):
+    """Refuse to leave the site without an active administrator: the active administrators are
+    locked (in id order, so two demotions at once wait for each other rather than deadlock) and
+    another one than ``user`` must remain."""
+    active = session.execute(
+        select(User.id).where(User.role == ADMINISTRATOR, User.disabled.is_(False)).order_by(User.id)
+        .with_for_update()).scalars().all()
+    if not [user_id for user_id in active if user_id != user.id]:
+        raise LAST_ADMINISTRATOR()
+
+
+def _end_sessions(session, user):
+    # The version first: a login under way holds the user's row (start_session), so this waits
+    # for it and then deletes its session too.
+    session.execute(update(User).where(User.id == user.id).values(auth_version=User.auth_version + 1)
+                    .execution_options(synchronize_session=False))
+    ended = session.execute(delete(AuthSession).where(AuthSession.user_id == user.id)
+                            .execution_options(synchronize_session=False)).rowcount
+    session.expire(user, ["auth_version"])
+    return ended
+
+
+def _revoke_every_key(session, user):
+    session.execute(delete(AppPassword).where(AppPassword.user_id == user.id)
+                    .execution_options(synchronize_session=False))
+    session.execute(delete(ConsumerKey).where(ConsumerKey.user_id == user.id)
+                    .execution_options(synchronize_session=False))
+
+
+def _lock_enabled(session, user):
+    """Lock ``user``'s row and refuse a disabled user: a credential issued while a disable is
+    under way waits for it, and is then refused instead of surviving it."""
+    disabled = session.execute(select(User.disabled).where(User.id == user.id).with_for_update()).scalar_one()
+    if disabled:
+        raise USER_DISABLED()
+
+
+# --- application passwords -------------------------------------------------------------------
+
+def list_app_passwords(session, actor, user):
+    """The application passwords of ``user`` (rows: id, name, created_at; never the hash)."""
+    if not may_edit(actor, user):
+        raise CANNOT_EDIT_USER()
+    return session.execute(select(AppPassword).where(AppPassword.user_id == user.id).order_by(AppPassword.id)
+                           ).scalars().all()
+
+
+def issue_app_password(session, actor, user, name):
+    """A new application password of ``user``: returns ``(row, password)``, the password in
+    six groups of four, shown this once (only its keyed hash is stored)."""
+    _check({"name": app_password_name_problem(name)})
+    if not may_edit(actor, user):
+        raise CANNOT_EDIT_USER()
+    _lock_enabled(session, user)
+    password = new_app_password(session, _secret(session), user, name)
+    session.flush()
+    row = session.execute(select(AppPassword).where(
+        AppPassword.token_hash == hash_app_password(_secret(session), password))).scalar_one()
+    return row, password
+
+
+def revoke_app_password(session, actor, user, password_id):
+    """Revoke the application password ``password_id`` of ``user`` (404 when ``user`` has no
+    such password); refused at the next request of every process."""
+    if not may_edit(actor, user):
+        raise CANNOT_EDIT_USER()
+    row = get_by_id(session, AppPassword, password_id)
+    if row is None or row.user_id != user.id:
+        raise APP_PASSWORD_NOT_FOUND()
+    session.delete(row)
+    session.flush()
+    return row
+
+
+def revoke_app_passwords(session, actor, user):
+    """Revoke every application password of ``user``; returns how many there were."""
+    if not may_edit(actor, user):
+        raise CANNOT_EDIT_USER()
+    return session.execute(delete(AppPassword).where(AppPassword.user_id == user.id)
+                           .execution_options(synchronize_session=False)).rowcount
+
+
+# --- consumer keys ---------------------------------------------------------------------------
+
+def list_consumer_keys(session, actor, user=None):
+    """The consumer keys of ``user`` (whoever may edit the user), or of every user (the site
+    owner only)."""
+    stmt = select(ConsumerKey).order_by(ConsumerKey.id)
+    if user is None:
+        if not actor.is_owner:
+            raise FORBIDDEN("Sorry, you are not allowed to list every consumer key.")
+    else:
+        if not may_edit(actor, user):
+            raise CANNOT_EDIT_USER()
+        stmt = stmt.where(ConsumerKey.user_id == user.id)
+    return session.execute(stmt).scalars().all()
+
+
+def find_consumer_key(session, key_or_id):
+    """The consumer key named by its id (digits) or by the whole key (``ck_...``), or 404."""
+    row = None
+    if isinstance(key_or_id, str) and is_digits(key_or_id) and len(key_or_id) <= 10:
+        row = get_by_id(session, ConsumerKey, int(key_or_id))
+    elif isinstance(key_or_id, int) and not isinstance(key_or_id, bool):
+        row = get_by_id(session, ConsumerKey, key_or_id)
+    elif isinstance(key_or_id, str) and key_or_id.startswith("ck_"):
+        key_hash = keyed_hash(_secret(session), key_or_id, "consumer_key")
+        row = session.execute(select(ConsumerKey).where(ConsumerKey.key_hash == key_hash)).scalar_one_or_none()
+    if row is None:
+        raise CONSUMER_KEY_NOT_FOUND(f"no consumer key {key_or_id!r} (give its id or the whole ck_ key)")
+    return row
+
+
+def issue_consumer_key(session, actor, user, permissions="read_write", description=""):
+    """A new consumer key of ``user``: returns ``(key, secret)``, shown this once."""
+    _check({"permissions": None if permissions in PERMISSIONS else f"must be one of {', '.join(PERMISSIONS)}",
+            "description": _text_problem(description, 200)})
+    if not may_edit(actor, user):
+        raise CANNOT_EDIT_USER()
+    _lock_enabled(session, user)
+    return new_consumer_key(session, _secret(session), user, permissions, description)
+
+
+def revoke_consumer_key(session, actor, key_or_id):
+    """Revoke a consumer key (its id or the whole key); returns the revoked row."""
+    row = find_consumer_key(session, key_or_id)
+    if not may_edit(actor, row.user):
+        raise CANNOT_EDIT_USER()
+    session.delete(row)
+    session.flush()
+    return row
+
+
+def _secret(session):
+    return registry_of(session).settings["storeplatform.secret"]

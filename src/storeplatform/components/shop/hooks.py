@@ -1,0 +1,60 @@
+"""The shop's own hook implementations (registered as a component): the store's options, the
+demo data, and the purge of expired cookie sessions."""
+from huey import crontab
+from sqlalchemy import delete
+
+from storeplatform.core.db.types import utcnow
+from storeplatform.core.hookspecs import hookimpl
+from storeplatform.core.options import OptionSpec
+from storeplatform.core.queue import Periodic
+
+POSITIONS = ("left", "right", "left_space", "right_space")
+
+
+@hookimpl
+def storeplatform_site_options():
+    return [
+        OptionSpec("store.name", "string", "Storeplatform Demo Store", "store", "Store name"),
+        OptionSpec("store.address", "text", "1 Example Street\n12345 Example City", "store", "Store address"),
+        OptionSpec("store.currency", "string", "USD", "store", "Currency"),
+        OptionSpec("store.currency_symbol", "string", "", "store", "Currency symbol",
+                   description="Empty: the usual symbol of the currency."),
+        OptionSpec("store.currency_position", "choice", "left", "store", "Currency position", choices=POSITIONS),
+        OptionSpec("store.thousand_separator", "string", ",", "store", "Thousand separator"),
+        OptionSpec("store.decimal_separator", "string", ".", "store", "Decimal separator"),
+        OptionSpec("store.decimals", "int", 2, "store", "Number of decimals", min=0, max=4),
+    ]
+
+
+@hookimpl
+def storeplatform_start_summary(registry, session, url, command):
+    """The demo users that still log in with the demo password, and how to call REST as the first."""
+    from .demo import DEMO_PASSWORD, demo_logins
+
+    logins = demo_logins(session)
+    if not logins:
+        return None
+    first = logins[0][0]
+    prefix = registry.settings["storeplatform.rest_prefix"]
+    return [f"  logins:    {', '.join(f'{login} ({role})' for login, role in logins)}, password {DEMO_PASSWORD}",
+            f"  an application password for REST clients: {command} user app-password {first}",
+            f"  REST as {first}: curl -u \"{first}:$({command} user app-password {first})\" "
+            f"{url}{prefix}/store/v1/users/me"]
+
+
+@hookimpl(tryfirst=True)
+def storeplatform_demo_data(session):
+    from .demo import load_demo
+
+    load_demo(session)
+
+
+def purge_expired_sessions(ctx):
+    from .models import AuthSession
+
+    ctx.session.execute(delete(AuthSession).where(AuthSession.expires_at < utcnow()))
+
+
+@hookimpl
+def storeplatform_periodic_tasks():
+    return [Periodic("storeplatform.purge_expired_sessions", crontab(minute="17", hour="3"), purge_expired_sessions)]

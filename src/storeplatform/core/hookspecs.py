@@ -1,0 +1,166 @@
+"""The host's hook specifications. Plugins implement them with ``@hookimpl``.
+
+Every spec here has a heading with its exact arguments in docs/hooks.md; a test fails when
+one has not. Plugins get ``hookimpl`` and ``hookspec`` from ``storeplatform.api``.
+"""
+import pluggy
+
+hookspec = pluggy.HookspecMarker("storeplatform")
+hookimpl = pluggy.HookimplMarker("storeplatform")
+
+
+@hookspec
+def storeplatform_add_hookspecs(pm):
+    """Let a plugin add hook specifications of its own with ``pm.add_hookspecs(module)``.
+
+    Called right after the plugin is registered, before any other hook, so that other
+    plugins may implement the new hooks.
+    """
+
+
+@hookspec
+def storeplatform_includeme(config):
+    """Add routes, REST namespaces, services and views to the Pyramid configurator.
+
+    Called once per enabled plugin after the host's own configuration is committed.
+    Use ``config.add_rest_namespace(name, ...)`` and ``config.add_rest_services(module, ...)``.
+    """
+
+
+@hookspec
+def storeplatform_site_options():
+    """Declare site options: return a list of ``storeplatform.api.OptionSpec``.
+
+    Each spec has a key, a type (bool, string, text, int, decimal, choice), a default,
+    a section and a label. Keys are unique across the site; prefix them with the plugin name.
+    """
+
+
+@hookspec
+def storeplatform_role_capabilities():
+    """Add capabilities to roles: return ``{role: [capability, ...]}``."""
+
+
+@hookspec
+def storeplatform_order_created(order):
+    """Action: a store order was created (inside the creating transaction).
+
+    ``sqlalchemy.orm.object_session(order)`` is its session; work that leaves the process
+    is enqueued with ``storeplatform.api.enqueue_after_commit``.
+    """
+
+
+@hookspec
+def storeplatform_order_status_changed(order, old_status, new_status):
+    """Action: an order's status changed from ``old_status`` to ``new_status``.
+
+    Fired once per change, inside the transaction that makes it.
+    """
+
+
+@hookspec
+def storeplatform_order_deleted(order):
+    """Action: an order is about to be deleted for good, inside the deleting transaction.
+
+    Rows of a plugin that belong to the order (tickets, documents) go with it here, so that
+    nothing is left pointing at an order that no longer exists.
+    """
+
+
+@hookspec
+def storeplatform_user_deleted(user, reassign):
+    """Action: a user is about to be deleted for good, inside the deleting transaction (the CLI's
+    ``user delete``, ``DELETE store/v1/users/{id}``, the admin: ``storeplatform.components.shop.accounts``).
+
+    ``reassign`` is the ``User`` who gets the deleted user's posts, or None (they stay without
+    an author). Rows of a plugin that name the user without a foreign key let go of them here,
+    so that nothing is left pointing at a user who no longer exists.
+    """
+
+
+@hookspec(firstresult=True)
+def storeplatform_authenticate(request):
+    """Authentication method: return a ``storeplatform.api.Identity`` for the request,
+    or None when the request carries no credentials of this method.
+
+    The first non-None result wins. Raise ``storeplatform.api.RestError`` (401) when the
+    request carries credentials of this method that are wrong.
+    """
+
+
+@hookspec(firstresult=True)
+def storeplatform_page_identity(request):
+    """Who is calling a page of the admin (``request.is_admin``): an ``Identity`` from the one
+    credential a page may act on, the cookie session, or None. Never from what a browser sends
+    on its own (Basic credentials): the admin's forms carry a token checked on every unsafe
+    method instead. The shop implements it; the first non-None result wins.
+    """
+
+
+@hookspec
+def storeplatform_start_summary(registry, session, url, command):
+    """Lines for the summary a development server prints once it listens (after the address of
+    the admin and the REST API): a list of strings, each a line, or None. ``url``: the address
+    served; ``command``: the CLI of this installation for the site's ini, as it works when
+    pasted (``.venv/bin/storeplatform -c development.ini``). The shop lists the demo logins.
+    """
+
+
+@hookspec
+def storeplatform_demo_data(session):
+    """Load demo data into ``session`` (the CLI's ``demo`` command).
+
+    Called once per plugin, after the host's own demo data; must be safe to call on a
+    database that already has the plugin's demo data (do nothing then).
+    """
+
+
+@hookspec
+def storeplatform_migration_locations():
+    """Return the folders holding the plugin's Alembic versions (one branch per distribution)."""
+
+
+@hookspec
+def storeplatform_tasks():
+    """Declare background tasks: return ``{name: function}``.
+
+    A task function receives a ``storeplatform.api.TaskContext`` and the arguments it
+    was enqueued with (ids, not ORM objects). It runs in a transaction of its own.
+    """
+
+
+@hookspec
+def storeplatform_periodic_tasks():
+    """Declare periodic tasks: return a list of ``storeplatform.api.Periodic``
+    (name, a ``crontab(...)`` schedule, and a task function as for ``storeplatform_tasks``).
+    """
+
+
+@hookspec
+def storeplatform_cli_commands(subparsers):
+    """Add sub-commands to the ``storeplatform`` command line.
+
+    ``subparsers`` is an ``argparse`` sub-parser action; set ``func`` with
+    ``set_defaults(func=callable)``; the callable receives ``(env, args)`` where ``env``
+    is a ``storeplatform.cli.Environment`` (``env.registry``, ``env.settings``,
+    ``with env.transaction() as session``) and returns the exit status.
+    """
+
+
+@hookspec
+def storeplatform_admin_dashboard_panels(request):
+    """Collect. Panels of the admin's dashboard (``{base_url}/admin/``) for ``request``'s user:
+    return a list of dicts ``{"name", "title", "template", "values", "order"}`` (``values``
+    handed to ``template``, which ``admin/dashboard_chart.jinja2``'s ``chart`` macro may draw
+    with), or nothing. Return only the panels the user has the capability for (the capability
+    of the page the panel's numbers belong to); read with a bounded number of statements.
+    """
+
+
+@hookspec
+def storeplatform_admin_order_sections(request, order):
+    """Collect. What a plugin shows on an order's admin page (``{base_url}/admin/orders/<id>``):
+    a list of dicts ``{"title", "text", "links": [{"label", "url"}]}`` (each key optional but
+    ``title``), or nothing. The page is shown to ``manage_shop``; read with a bounded number
+    of statements (the invoicing plugin: the order's documents and their PDFs).
+    """
