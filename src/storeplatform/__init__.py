@@ -19,6 +19,18 @@ from .components import PLUGINS
 from .components.observability import metrics, tracing
 
 
+# The kernel, then the components on it (storeplatform.components), in this order. The observers
+# come before the kernel parts they observe: the tracing's BeforeTraversal subscriber starts the
+# request's span before .auth and .rest authenticate the caller (statements of the request all in
+# its trace), and both set the queue's observation points (core/observe.py) before .queue binds
+# the tasks. The landing page (the site root, /favicon.ico) after the admin: its templates.
+HOST_PARTS = (
+    ".core.db", ".core.cache",
+    ".components.observability.tracing", ".components.observability.metrics",
+    ".core.auth", ".core.rest", ".core.queue",
+    ".components.shop.views", ".core.health", ".components.admin", ".components.admin.landing",
+)
+
 # The components' own ini keys, read beside the kernel's.
 SETTINGS_SECTIONS = (metrics.SETTINGS, tracing.SETTINGS)
 
@@ -44,22 +56,8 @@ def make_config(global_config=None, *, plugins=(), environ=None, **settings):
     registry.registerUtility(IndexedRoutesMapper(), IRoutesMapper)
     registry["plugins"] = pm
     registry["options.specs"] = collect_specs(pm)
-    # The kernel, then the components on it (storeplatform.components), in this order.
-    config.include(".core.db")
-    config.include(".core.cache")
-    # The observers before the kernel parts they observe: the tracing's BeforeTraversal
-    # subscriber starts the request's span before .auth and .rest authenticate the caller
-    # (statements of the request all in its trace), and both set the queue's observation points
-    # (core/observe.py) before .queue binds the tasks.
-    config.include(".components.observability.tracing")
-    config.include(".components.observability.metrics")
-    config.include(".core.auth")
-    config.include(".core.rest")
-    config.include(".core.queue")
-    config.include(".components.shop.views")
-    config.include(".core.health")
-    config.include(".components.admin")
-    config.include(".components.admin.landing")  # the site root and /favicon.ico (after the admin: its templates)
+    for part in HOST_PARTS:
+        config.include(part)
     _add_request_methods(config)
     config.add_tween("storeplatform.core.client.ingress_tween_factory", under=EXCVIEW)
     # Over the error views: an error page carries them too.

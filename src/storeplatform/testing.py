@@ -9,13 +9,14 @@ import time
 import uuid
 from dataclasses import dataclass
 
-from sqlalchemy import create_engine, event, inspect, text
-from sqlalchemy.engine import make_url
+from sqlalchemy import event
 
 from . import make_app, make_config
 from .core.cache import STRICT_SETTING as CACHE_STRICT
-from .core.db.session import database_url, site_transaction
+from .core.db.session import site_transaction
 from .core.queue import enqueue_now
+from .testing_database import TestDatabase, server_database_url, server_huey_url
+from .testing_served import over_http, served_by_environment, served_over_http
 
 
 def cli_environ():
@@ -105,233 +106,6 @@ def _logging_kept():
             lg.propagate, lg.disabled = propagate, disabled
         for handler in made - {h for _, handlers, _, _ in saved.values() for h in handlers}:
             handler.close()
-
-
-def server_database_url():
-    """The database server named by the environment, or None for SQLite."""
-    url = os.environ.get("STOREPLATFORM_DATABASE_URL", "")
-    return url if url and not url.startswith("sqlite") else None
-
-
-def server_huey_url():
-    url = os.environ.get("STOREPLATFORM_HUEY_URL", "")
-    return url if url.startswith("redis") else None
-
-
-class TestDatabase:
-    """A fresh database for one test run (one per xdist worker), migrated once, emptied
-    between tests."""
-
-    def __init__(self, tmp_dir):
-        server = server_database_url()
-        if server:
-            name = f"sp_test_{uuid.uuid4().hex[:12]}"
-            admin = create_engine(database_url(server), isolation_level="AUTOCOMMIT")
-            with admin.connect() as conn:
-                conn.execute(text(f'CREATE DATABASE "{name}"'))
-                # A commit does not wait for its WAL to reach the disk (a throwaway database:
-                # the suite commits some thousand times, each an fsync on the run's two cores).
-                conn.execute(text(f'ALTER DATABASE "{name}" SET synchronous_commit = off'))
-            admin.dispose()
-            self.admin_url = server
-            self.url = make_url(database_url(server)).set(database=name).render_as_string(hide_password=False)
-            self.name = name
-        else:
-            self.admin_url = None
-            self.url = f"sqlite:///{tmp_dir}/test.sqlite"
-            self.name = None
-        self.tmp_dir = tmp_dir
-        self.secret = "test-secret-" + uuid.uuid4().hex
-        self._pg_clean_statements = {}
-
-    def settings(self, **overrides):
-        settings = {
-            "here": str(self.tmp_dir),
-            "sqlalchemy.url": self.url,
-            "huey.url": "memory://",
-            "huey.embedded_consumer": "false",
-            "huey.name": "sp-test-" + uuid.uuid4().hex[:8],
-            "storeplatform.plugins": "",
-            "storeplatform.secret": self.secret,
-            "storeplatform.allow_http_consumer_keys": "true",
-        }
-        settings.update(overrides)
-        return settings
-
-    def migrate(self, plugins):
-        from .core.migrate import upgrade
-
-        config = make_config(environ={}, **self.settings(**{"storeplatform.plugins": plugins}))
-        upgrade(config.registry)
-        config.registry["db.engine"].dispose()
-
-    def clean(self, engine):
-        if engine.dialect.name == "postgresql":
-            self._clean_postgresql(engine)
-            return
-        tables = [t for t in inspect(engine).get_table_names() if t != "alembic_version"]
-        with engine.begin() as conn:
-            conn.exec_driver_sql("PRAGMA foreign_keys=OFF")
-            # The kept counts last: deleting the rows they count moves them (db/counts.py).
-            for t in sorted(tables, key=lambda t: t == "list_counts"):
-                conn.exec_driver_sql(f'DELETE FROM "{t}"')
-            conn.exec_driver_sql("DELETE FROM sqlite_sequence") if "sqlite_sequence" in _sqlite_tables(conn) else None
-            conn.exec_driver_sql("PRAGMA foreign_keys=ON")
-
-    def _clean_postgresql(self, engine):
-        """Every table emptied and every sequence used started again, as ``TRUNCATE ... RESTART
-        IDENTITY`` of all tables would, at a fraction of its cost: a TRUNCATE makes each table's
-        (and index's) files anew, ~2 ms of the server's CPU and an fsync per table, while most
-        tests write a few of them (measured: 0.74 s and 145 ms of the server's CPU per test, now
-        4 ms and 1.5 ms). Rows are deleted children first (the foreign keys' order), until the
-        triggers the deletes fire (generations, counts) have left nothing either, then the
-        sequences that handed out a value restart."""
-        with engine.begin() as conn:
-            rows = conn.exec_driver_sql(_PG_TABLES_AND_REFERENCES).all()
-            statement = self._pg_clean_statements.get(frozenset(rows))
-            if statement is None:
-                statement = self._pg_clean_statements[frozenset(rows)] = _pg_clean_statement(rows)
-            conn.exec_driver_sql(statement)
-
-    def drop(self):
-        if self.name:
-            admin = create_engine(database_url(self.admin_url), isolation_level="AUTOCOMMIT")
-            with admin.connect() as conn:
-                conn.execute(text(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)'))
-            admin.dispose()
-
-
-# Each table of the schema with a table it references (NULL: none), for clean's order.
-_PG_TABLES_AND_REFERENCES = (
-    "SELECT c.relname, r.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-    "LEFT JOIN pg_constraint k ON k.conrelid = c.oid AND k.contype = 'f' LEFT JOIN pg_class r ON r.oid = k.confrelid "
-    "WHERE c.relkind IN ('r', 'p') AND n.nspname = current_schema() AND c.relname <> 'alembic_version'")
-
-
-def _pg_clean_statement(rows):
-    """One DO block that empties the tables of ``rows`` (table, referenced table), children
-    first, until the triggers that the deletes fire (generations, counts: at SET CONSTRAINTS
-    for the deferred ones) have left nothing either, and restarts the sequences that handed out
-    a value."""
-    from graphlib import CycleError, TopologicalSorter
-
-    references = {}
-    for table, referenced in rows:
-        references.setdefault(table, set())
-        if referenced is not None and referenced != table:
-            references[table].add(referenced)
-    try:
-        parents_first = list(TopologicalSorter(references).static_order())
-    except CycleError:  # no order deletes them all: TRUNCATE does
-        return "TRUNCATE " + ", ".join(f'"{t}"' for t in sorted(references)) + " RESTART IDENTITY CASCADE"
-    deletes = " ".join(f'DELETE FROM "{t}";' for t in reversed(parents_first))
-    left = " OR ".join(f'EXISTS (SELECT FROM "{t}")' for t in parents_first) or "false"
-    return f"""DO $$
-DECLARE used record;
-BEGIN
-    FOR attempt IN 1..5 LOOP
-        {deletes}
-        SET CONSTRAINTS ALL IMMEDIATE;
-        IF NOT ({left}) THEN
-            EXIT;
-        ELSIF attempt = 5 THEN
-            RAISE EXCEPTION 'the triggers keep writing rows: the tables cannot be emptied';
-        END IF;
-    END LOOP;
-    FOR used IN SELECT schemaname, sequencename FROM pg_sequences
-            WHERE schemaname = current_schema() AND last_value IS NOT NULL LOOP
-        EXECUTE 'ALTER SEQUENCE ' || quote_ident(used.schemaname) || '.' || quote_ident(used.sequencename)
-            || ' RESTART';
-    END LOOP;
-END $$"""
-
-
-# ``STOREPLATFORM_TEST_SERVED=waitress``: every test site is served over HTTP by the server
-# that development.ini starts (our waitress runner's server with that file's server section: its
-# thread count, its proxy handling; the pool grows by what its threads need), and the tests talk
-# to it over sockets.
-SERVED = "STOREPLATFORM_TEST_SERVED"
-DEVELOPMENT_INI = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                               "development.ini")
-
-
-def development_server_section():
-    """The ``[server:main]`` settings of development.ini, as its runner receives them."""
-    import configparser
-
-    parser = configparser.ConfigParser(interpolation=None)
-    parser.read(DEVELOPMENT_INI)
-    section = dict(parser["server:main"])
-    assert section.pop("use") == "egg:storeplatform#waitress", section
-    return section
-
-
-def served_by_environment(wsgi):
-    server = os.environ.get(SERVED)
-    if not server:
-        return None
-    if server != "waitress":
-        raise ValueError(f"{SERVED} must be waitress, not {server!r}")
-    return served_over_http(wsgi, **{**development_server_section(), "host": "127.0.0.1", "port": "0"})
-
-
-def over_http(base_url):
-    """A WSGI app that sends each request to ``base_url`` over HTTP as it is (its Host header
-    too, so a test sees the URLs it sees in-process) and answers what the server answered."""
-    import re
-
-    from wsgiproxy import HostProxy
-
-    class SameRequest(HostProxy):
-        header_map = {}  # no X-Forwarded-* of the proxy's own
-
-        def extract_uri(self, environ):
-            return self.uri
-
-    proxy = SameRequest(base_url)
-    control = re.compile(r"[\x00-\x20\x7f]")
-
-    def send(environ, start_response):
-        # Escaped as a client escapes them on the wire (the proxy sends the rest as it is).
-        environ["PATH_INFO"] = control.sub(lambda m: f"%{ord(m.group()):02X}", environ["PATH_INFO"])
-        return proxy(environ, start_response)
-
-    return send
-
-
-@contextlib.contextmanager
-def served_over_http(wsgi, **section):
-    """Serve ``wsgi`` with the ``waitress`` runner's server and ``section``'s settings (a
-    server section of an ini file) on 127.0.0.1, for the block; yields the base URL."""
-    import threading
-
-    from waitress import wasyncore
-
-    from .core.db.pool import PER_WEB_THREAD
-    from .server import waitress_server
-
-    server = waitress_server(wsgi, {}, **{"port": "0", **section, "host": "127.0.0.1"})
-    # The server's threads come on top of what the site already serves (the test's own thread,
-    # its workers, a second server of the same site).
-    pool = wsgi.registry["db.engine"].pool
-    pool.resize(pool.size() + PER_WEB_THREAD * server.adj.threads)
-    thread = threading.Thread(target=server.run, name="served-site", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.effective_port}"
-    finally:
-        # Closed from the server's own loop (closing its sockets from here races its select):
-        # with nothing left in its map the loop returns.
-        try:
-            server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
-        except OSError:  # its trigger is closed: the loop has ended already
-            pass
-        thread.join(timeout=10)
-        server.task_dispatcher.shutdown()
-
-
-def _sqlite_tables(conn):
-    return {row[0] for row in conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type='table'")}
 
 
 class Site:
@@ -599,5 +373,6 @@ def queue_url(tmp_dir):
     return server_huey_url() or f"sqlite:///{tmp_dir}/huey-{uuid.uuid4().hex[:8]}.sqlite"
 
 
-__all__ = ["TestDatabase", "Site", "cli_environ", "assert_error", "admin_login", "admin_token", "assert_admin_page", "count_queries", "running_worker", "wait_for", "queue_url", "free_port",
-           "server_database_url", "server_huey_url"]
+__all__ = ["TestDatabase", "Site", "served_over_http", "server_database_url", "server_huey_url", "cli_environ",
+           "assert_error", "admin_login", "admin_token", "assert_admin_page", "count_queries", "running_worker",
+           "wait_for", "queue_url", "free_port"]

@@ -63,8 +63,9 @@ def test_set_password_reads_stdin_and_ends_sessions(cli):
 
 
 def test_set_password_asks_twice_on_a_terminal(monkeypatch):
-    from storeplatform import cli
-    from storeplatform.cli import CliError, read_new_password
+    from storeplatform.components.shop import cli
+    from storeplatform.components.shop.cli import read_new_password
+    from storeplatform.core.cli import CliError
 
     class Terminal(io.StringIO):
         def isatty(self):

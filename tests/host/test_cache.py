@@ -8,7 +8,8 @@ from sqlalchemy import MetaData, event, func, select, text
 
 import storeplatform.core.cache
 from storeplatform.api import Service, cached, hookimpl
-from storeplatform.core.db.generations import declared_generations, emit_generation_triggers, emitted_generations
+from storeplatform.core.db.generation_triggers import emit_generation_triggers, emitted_generations
+from storeplatform.core.db.generations import declared_generations
 from storeplatform.testing import assert_error
 
 ADMIN = "administrator"

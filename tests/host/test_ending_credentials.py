@@ -179,7 +179,8 @@ def test_a_revoked_application_password_is_refused_at_the_next_request(make_site
 
 
 def test_a_revoked_consumer_key_is_refused_at_the_next_request(make_site):
-    from storeplatform.components.shop.accounts import OWNER, revoke_consumer_key
+    from storeplatform.components.shop.accounts import OWNER
+    from storeplatform.components.shop.user_keys import revoke_consumer_key
 
     one, other = make_site(), make_site()
     creds = Credentials(one)

@@ -3,7 +3,8 @@ one with an unknown key (the plugin reads keys through consumer_key_credentials,
 no key of a disabled user), and a revoked key is refused at the next request."""
 from sqlalchemy import select
 
-from storeplatform.components.shop.accounts import OWNER, disable_user, enable_user, revoke_consumer_key
+from storeplatform.components.shop.accounts import OWNER, disable_user, enable_user
+from storeplatform.components.shop.user_keys import revoke_consumer_key
 from storeplatform.components.shop.models import User
 
 from .conftest import assert_error

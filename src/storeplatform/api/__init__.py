@@ -34,7 +34,7 @@ from ..components.admin.listing import (ListQuery, Pager, csv_cell, csv_response
 from ..components.admin.pages import AdminPage, admin_view
 from ..core.auth import Identity, require, user_can
 from ..core.cache import cached
-from ..cli import CliError, Parser
+from ..core.cli import CliError, Parser
 from ..core.db import Base, get_by_id, get_or_404, hooks_of
 from ..core.db.counts import count_rows
 from ..core.db.types import Money, UTCDateTime, utcnow

@@ -21,6 +21,7 @@ BUILDS_ON = {
 # the plugins the ini enables (as Datasette registers its default plugins).
 PLUGINS = (
     "storeplatform.components.shop.credentials",
+    "storeplatform.components.shop.cli",
     "storeplatform.components.shop.hooks",
     "storeplatform.components.admin.dashboard",
 )

@@ -11,7 +11,7 @@ from pyramid.response import Response
 from sqlalchemy import text
 
 from .db.counts import counts_to_change
-from .db.generations import triggers_to_change
+from .db.generation_triggers import triggers_to_change
 
 from .jsonutil import dumpb
 from .migrate import alembic_config

@@ -6,7 +6,7 @@ from alembic.config import Config
 from alembic.script import ScriptDirectory
 
 from .db.counts import emit_count_triggers
-from .db.generations import emit_generation_triggers
+from .db.generation_triggers import emit_generation_triggers
 from .db.meta import Base
 
 

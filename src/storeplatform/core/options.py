@@ -74,46 +74,62 @@ def coerce(spec, value, choices=None):
     """The typed value for ``value`` (JSON value or text from the CLI), or OptionError.
     ``choices``: the spec's choices on this site (``choices_of``), for a spec whose choices are
     a function."""
-    t = spec.type
-    if t == "bool":
-        try:
-            return parse_bool(value)
-        except ValueError:
-            raise OptionError(f"{spec.key} must be true or false")
-    if t == "int":
-        if isinstance(value, bool):
-            raise OptionError(f"{spec.key} must be an integer")
-        try:
-            number = int(str(value).strip())
-        except ValueError:
-            raise OptionError(f"{spec.key} must be an integer")
-        if (spec.min is not None and number < spec.min) or (spec.max is not None and number > spec.max):
-            raise OptionError(f"{spec.key} must be between {spec.min} and {spec.max}")
-        return number
-    if t == "decimal":
-        try:
-            return str(parse_decimal(value))
-        except ValueError:
-            raise OptionError(f"{spec.key} must be a finite number")
-    if t in ("choice", "multichoice"):
+    if spec.type in ("choice", "multichoice"):
         allowed = tuple(spec.choices) if choices is None else tuple(choices)
-        if t == "choice":
-            if isinstance(value, (str, int)) and not isinstance(value, bool) and value in allowed:
-                return value
-            named = ", ".join(str(c) for c in allowed if c != "")
-            if "" in allowed:
-                raise OptionError(f"{spec.key} must be empty or one of {named}" if named else f"{spec.key} must be empty")
-            raise OptionError(f"{spec.key} must be one of {named}")
-        return _multichoice(spec, value, allowed)
-    if t == "timezone":
-        try:
-            ZoneInfo(str(value))
-        except (ZoneInfoNotFoundError, ValueError):
-            raise OptionError(f"{spec.key} must be a time zone name such as Europe/Paris")
-        return str(value)
+        return (_choice if spec.type == "choice" else _multichoice)(spec, value, allowed)
+    return _COERCE.get(spec.type, _text)(spec, value)
+
+
+def _bool(spec, value):
+    try:
+        return parse_bool(value)
+    except ValueError:
+        raise OptionError(f"{spec.key} must be true or false")
+
+
+def _int(spec, value):
+    if isinstance(value, bool):
+        raise OptionError(f"{spec.key} must be an integer")
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        raise OptionError(f"{spec.key} must be an integer")
+    if (spec.min is not None and number < spec.min) or (spec.max is not None and number > spec.max):
+        raise OptionError(f"{spec.key} must be between {spec.min} and {spec.max}")
+    return number
+
+
+def _decimal(spec, value):
+    try:
+        return str(parse_decimal(value))
+    except ValueError:
+        raise OptionError(f"{spec.key} must be a finite number")
+
+
+def _timezone(spec, value):
+    try:
+        ZoneInfo(str(value))
+    except (ZoneInfoNotFoundError, ValueError):
+        raise OptionError(f"{spec.key} must be a time zone name such as Europe/Paris")
+    return str(value)
+
+
+def _text(spec, value):
     if not isinstance(value, str):
         raise OptionError(f"{spec.key} must be text")
     return value
+
+
+_COERCE = {"bool": _bool, "int": _int, "decimal": _decimal, "timezone": _timezone}
+
+
+def _choice(spec, value, allowed):
+    if isinstance(value, (str, int)) and not isinstance(value, bool) and value in allowed:
+        return value
+    named = ", ".join(str(c) for c in allowed if c != "")
+    if "" in allowed:
+        raise OptionError(f"{spec.key} must be empty or one of {named}" if named else f"{spec.key} must be empty")
+    raise OptionError(f"{spec.key} must be one of {named}")
 
 
 def _multichoice(spec, value, allowed):

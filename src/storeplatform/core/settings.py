@@ -89,6 +89,23 @@ def normalize(settings, environ, sections=()):
     Values are kept as text in the dict (Pyramid's convention) except the few parsed
     values the rest of the host reads often, stored under ``storeplatform.parsed``.
     """
+    result = _layered(settings, environ, sections)
+    # Checked by type before anything uses them: a typo is named, not reported as its consequence.
+    _check_urls(result)
+    prefix = "/" + result["storeplatform.rest_prefix"].strip("/")
+    if prefix == "/":
+        raise SettingsError("storeplatform.rest_prefix must not be empty")
+    result["storeplatform.rest_prefix"] = prefix
+    if not result["storeplatform.secret"]:
+        result["storeplatform.secret"] = _development_secret(result)
+    _make_sqlite_dirs(result)
+    result["storeplatform.parsed"] = _parsed(result, sections)
+    return result
+
+
+def _layered(settings, environ, sections):
+    """The ini's settings over the defaults (``%(here)s`` filled in), under the environment's
+    overrides: the kernel's and the sections'."""
     result = dict(settings)
     here = result.get("here") or os.getcwd()
     defaults, overrides = dict(DEFAULTS), dict(ENV_OVERRIDES)
@@ -101,27 +118,20 @@ def normalize(settings, environ, sections=()):
     for env, key in overrides.items():
         if environ.get(env):
             result[key] = environ[env]
-    # Checked by type before anything uses them: a typo is named, not reported as its consequence.
-    _check_urls(result)
+    return result
+
+
+def _parsed(result, sections):
+    """The values read often, parsed once: ``settings["storeplatform.parsed"]``."""
     parsed_bools = {key: strict_bool(result, key) for key in BOOLEAN_KEYS}
     parsed_ints = {key: strict_int(result, key, minimum) for key, minimum in INTEGER_KEYS.items()}
-    prefix = "/" + result["storeplatform.rest_prefix"].strip("/")
-    if prefix == "/":
-        raise SettingsError("storeplatform.rest_prefix must not be empty")
-    result["storeplatform.rest_prefix"] = prefix
-    if not result["storeplatform.secret"]:
-        result["storeplatform.secret"] = _development_secret(result)
-    _make_sqlite_dirs(result)
     try:
         trusted_proxies = parse_trusted_proxies(result["storeplatform.trusted_proxies"])
-    except ValueError as exc:
-        raise SettingsError(str(exc))
-    try:
         pool_size, pool_timeout = pool_settings(result)
         parsed_sections = {section.name: section.parse(result) for section in sections}
     except ValueError as exc:
         raise SettingsError(str(exc))
-    result["storeplatform.parsed"] = {
+    return {
         "plugins": aslist(result["storeplatform.plugins"]),
         "allow_http_consumer_keys": parsed_bools["storeplatform.allow_http_consumer_keys"],
         "trusted_proxies": trusted_proxies,
@@ -133,7 +143,6 @@ def normalize(settings, environ, sections=()):
         "pool_timeout": pool_timeout,
         **parsed_sections,
     }
-    return result
 
 
 def _development_secret(settings):

@@ -7,7 +7,7 @@ Staff without ``list_users`` reach their own page through "Your profile"."""
 from pyramid.httpexceptions import HTTPNotFound, HTTPSeeOther
 from sqlalchemy import func, select
 
-from storeplatform.components.shop import accounts
+from storeplatform.components.shop import accounts, user_keys
 from storeplatform.core.errors import InvalidParams, RestError
 from storeplatform.components.shop.models import Order, Post, User
 from .forms import form_values, refuse_form
@@ -60,7 +60,7 @@ def list_users(request):
 
 
 def _user_page(request, actor, user, *, values=None, errors=None, problem=None, new_password=None):
-    keys = accounts.list_app_passwords(request.db, actor, user) if accounts.may_edit(actor, user) else []
+    keys = user_keys.list_app_passwords(request.db, actor, user) if accounts.may_edit(actor, user) else []
     return {
         "title": "Your profile" if actor.is_self(user) else f"User {user.login}",
         "item": user, "values": values or {"email": user.email, "name": user.display_name, "role": user.role},
@@ -150,7 +150,7 @@ def issue_app_password(request):
     actor = _actor(request)
     user = _user(request, actor)
     try:
-        _, password = accounts.issue_app_password(request.db, actor, user, form_values(request).get("app_password_name", ""))
+        _, password = user_keys.issue_app_password(request.db, actor, user, form_values(request).get("app_password_name", ""))
     except (InvalidParams, RestError) as exc:
         if isinstance(exc, InvalidParams):
             exc = InvalidParams({"app_password_name": exc.params.get("name", str(exc))})
@@ -167,7 +167,7 @@ def revoke_app_password(request):
     user = _user(request, actor)
     password_id = request.matchdict["password_id"]
     try:
-        row = accounts.revoke_app_password(request.db, actor, user, int(password_id) if len(password_id) <= 10 else 0)
+        row = user_keys.revoke_app_password(request.db, actor, user, int(password_id) if len(password_id) <= 10 else 0)
     except (InvalidParams, RestError) as exc:
         return _refused(request, actor, user, exc)
     return admin_redirect(request, f"/users/{user.id}", notice=f"The application password {row.name} is revoked.")

@@ -23,7 +23,7 @@ Changing a user:
     form at once), and its one-change forms ``set_password``, ``set_role``, ``disable_user``,
     ``enable_user``; ``delete_user(..., reassign=)``; ``end_sessions``.
 
-Credentials:
+Credentials (``user_keys``, with the same rules):
     ``list_app_passwords``, ``issue_app_password`` (the plain text is returned once, never
     stored), ``revoke_app_password``, ``revoke_app_passwords``; ``list_consumer_keys``,
     ``find_consumer_key``, ``issue_consumer_key``, ``revoke_consumer_key``.
@@ -33,7 +33,7 @@ user's ``auth_version`` (every JWT issued before carries an older one and is ref
 the user's cookie sessions; disabling also revokes every application password and consumer key,
 deleting removes the user and with it every credential. Each write moves the ``auth``
 generation, so every process refuses what ended at its very next request, its kept identities
-included (auth/methods.py).
+included (credentials.py).
 """
 import re
 import unicodedata
@@ -44,17 +44,14 @@ from sqlalchemy import delete, func, or_, select, update
 
 from storeplatform.core.auth.capabilities import ROLES, require
 from storeplatform.core.auth.identity import UserRecord
-from .credentials import hash_app_password, new_app_password, new_consumer_key
 from storeplatform.core.auth.passwords import hash_password, verify_password
-from storeplatform.core.auth.tokens import keyed_hash
 from storeplatform.core.db import get_by_id, hooks_of, registry_of
 from storeplatform.core.errors import FORBIDDEN, InvalidParams
 from storeplatform.core.plugins import call_action
-from .errors import (APP_PASSWORD_NOT_FOUND, CANNOT_CHANGE_SELF, CANNOT_CREATE_USER, CANNOT_DELETE_USER,
-                           CANNOT_EDIT_ROLES, CANNOT_EDIT_USER, CONSUMER_KEY_NOT_FOUND, LAST_ADMINISTRATOR,
-                           USER_DISABLED, USER_INVALID_ID)
+
+from .errors import (CANNOT_CHANGE_SELF, CANNOT_CREATE_USER, CANNOT_DELETE_USER, CANNOT_EDIT_ROLES, CANNOT_EDIT_USER,
+                     LAST_ADMINISTRATOR, USER_DISABLED, USER_INVALID_ID)
 from .models import AppPassword, AuthSession, ConsumerKey, Order, Post, User
-from storeplatform.core.values import is_digits
 
 ADMINISTRATOR = "administrator"
 DEFAULT_ROLE = "customer"
@@ -136,7 +133,7 @@ def roles(session):
     return tuple(ROLES) + tuple(sorted(set(known) - set(ROLES)))
 
 
-def _text_problem(value, max_length, *, blank=True):
+def text_problem(value, max_length, *, blank=True):
     if not isinstance(value, str):
         return "must be text"
     if not blank and not value.strip():
@@ -154,7 +151,7 @@ def _text_problem(value, max_length, *, blank=True):
 
 def login_problem(login):
     """What is wrong with ``login`` for a new user, or None."""
-    problem = _text_problem(login, LOGIN_MAX, blank=False)
+    problem = text_problem(login, LOGIN_MAX, blank=False)
     if problem:
         return problem
     if not _LOGIN.match(login):
@@ -165,7 +162,7 @@ def login_problem(login):
 
 
 def email_problem(email):
-    problem = _text_problem(email, EMAIL_MAX)
+    problem = text_problem(email, EMAIL_MAX)
     if problem:
         return problem
     if email and not _EMAIL.match(email):
@@ -174,7 +171,7 @@ def email_problem(email):
 
 
 def name_problem(name):
-    return _text_problem(name, NAME_MAX)
+    return text_problem(name, NAME_MAX)
 
 
 def password_problem(password):
@@ -198,10 +195,10 @@ def role_problem(session, role):
 
 
 def app_password_name_problem(name):
-    return _text_problem(name, APP_PASSWORD_NAME_MAX, blank=False)
+    return text_problem(name, APP_PASSWORD_NAME_MAX, blank=False)
 
 
-def _check(problems):
+def check(problems):
     problems = {field: problem for field, problem in problems.items() if problem}
     if problems:
         raise InvalidParams(problems)
@@ -236,7 +233,7 @@ def users_query(session, actor, *, search=None, role=None):
     finds text in the login, e-mail or name (any case), ``role`` keeps one role."""
     if not actor.can("list_users"):
         raise FORBIDDEN("Sorry, you are not allowed to list users.")
-    _check({"role": role_problem(session, role) if role is not None else None})
+    check({"role": role_problem(session, role) if role is not None else None})
     stmt = select(User).order_by(User.id.desc())
     if role is not None:
         stmt = stmt.where(User.role == role)
@@ -259,7 +256,7 @@ def create_user(session, actor, *, login, role=None, email="", name=None, passwo
     """A new user (``role`` defaults to customer, ``name`` to the login); returns the ``User``.
     ``create_users`` is needed, and ``promote_users`` for any role but customer."""
     role = DEFAULT_ROLE if role is None else role
-    _check({"login": login_problem(login), "role": role_problem(session, role), "email": email_problem(email),
+    check({"login": login_problem(login), "role": role_problem(session, role), "email": email_problem(email),
             "name": name_problem(name) if name is not None else None,
             "password": password_problem(password) if password is not None else None})
     if not actor.can("create_users"):
@@ -306,13 +303,7 @@ def update_user(session, actor, user, *, email=_UNCHANGED, name=_UNCHANGED, pass
     command line); a role needs ``promote_users`` and is never one's own; disabling is never
     one's own either; the last active administrator keeps the role and stays enabled. A new
     password, a new role or disabling ends every session and token issued before."""
-    _check({
-        "email": email_problem(email) if email is not _UNCHANGED else None,
-        "name": name_problem(name) if name is not _UNCHANGED else None,
-        "password": password_problem(password) if password is not _UNCHANGED else None,
-        "role": role_problem(session, role) if role is not _UNCHANGED else None,
-        "disabled": "must be true or false" if disabled is not _UNCHANGED and not isinstance(disabled, bool) else None,
-    })
+    check(_change_problems(session, email, name, password, role, disabled))
     if not may_edit(actor, user):
         raise CANNOT_EDIT_USER()
     new_role = role is not _UNCHANGED and role != user.role
@@ -323,10 +314,7 @@ def update_user(session, actor, user, *, email=_UNCHANGED, name=_UNCHANGED, pass
     if (new_role or disabling or enabling) and actor.is_self(user):
         raise CANNOT_CHANGE_SELF()
     if password is not _UNCHANGED and actor.is_self(user):
-        if not isinstance(current_password, str) or not current_password:
-            raise InvalidParams({"current_password": "your current password is needed to change it"})
-        if not verify_password(current_password, user.password_hash):
-            raise WrongCurrentPassword({"current_password": "is not your current password"})
+        _check_current_password(user, current_password)
     if user.role == ADMINISTRATOR and not user.disabled and (new_role or disabling):
         _keep_an_administrator(session, user)
     if email is not _UNCHANGED:
@@ -345,6 +333,25 @@ def update_user(session, actor, user, *, email=_UNCHANGED, name=_UNCHANGED, pass
     if disabling:
         _revoke_every_key(session, user)
     return user
+
+
+def _change_problems(session, email, name, password, role, disabled):
+    """What is wrong with each field given to ``update_user`` (None: nothing, or not given)."""
+    return {
+        "email": email_problem(email) if email is not _UNCHANGED else None,
+        "name": name_problem(name) if name is not _UNCHANGED else None,
+        "password": password_problem(password) if password is not _UNCHANGED else None,
+        "role": role_problem(session, role) if role is not _UNCHANGED else None,
+        "disabled": "must be true or false" if disabled is not _UNCHANGED and not isinstance(disabled, bool) else None,
+    }
+
+
+def _check_current_password(user, current_password):
+    """One's own new password needs the current one."""
+    if not isinstance(current_password, str) or not current_password:
+        raise InvalidParams({"current_password": "your current password is needed to change it"})
+    if not verify_password(current_password, user.password_hash):
+        raise WrongCurrentPassword({"current_password": "is not your current password"})
 
 
 def set_password(session, actor, user, password, *, current_password=None):
@@ -431,109 +438,9 @@ def _revoke_every_key(session, user):
                     .execution_options(synchronize_session=False))
 
 
-def _lock_enabled(session, user):
+def lock_enabled(session, user):
     """Lock ``user``'s row and refuse a disabled user: a credential issued while a disable is
     under way waits for it, and is then refused instead of surviving it."""
     disabled = session.execute(select(User.disabled).where(User.id == user.id).with_for_update()).scalar_one()
     if disabled:
         raise USER_DISABLED()
-
-
-# --- application passwords -------------------------------------------------------------------
-
-def list_app_passwords(session, actor, user):
-    """The application passwords of ``user`` (rows: id, name, created_at; never the hash)."""
-    if not may_edit(actor, user):
-        raise CANNOT_EDIT_USER()
-    return session.execute(select(AppPassword).where(AppPassword.user_id == user.id).order_by(AppPassword.id)
-                           ).scalars().all()
-
-
-def issue_app_password(session, actor, user, name):
-    """A new application password of ``user``: returns ``(row, password)``, the password in
-    six groups of four, shown this once (only its keyed hash is stored)."""
-    _check({"name": app_password_name_problem(name)})
-    if not may_edit(actor, user):
-        raise CANNOT_EDIT_USER()
-    _lock_enabled(session, user)
-    password = new_app_password(session, _secret(session), user, name)
-    session.flush()
-    row = session.execute(select(AppPassword).where(
-        AppPassword.token_hash == hash_app_password(_secret(session), password))).scalar_one()
-    return row, password
-
-
-def revoke_app_password(session, actor, user, password_id):
-    """Revoke the application password ``password_id`` of ``user`` (404 when ``user`` has no
-    such password); refused at the next request of every process."""
-    if not may_edit(actor, user):
-        raise CANNOT_EDIT_USER()
-    row = get_by_id(session, AppPassword, password_id)
-    if row is None or row.user_id != user.id:
-        raise APP_PASSWORD_NOT_FOUND()
-    session.delete(row)
-    session.flush()
-    return row
-
-
-def revoke_app_passwords(session, actor, user):
-    """Revoke every application password of ``user``; returns how many there were."""
-    if not may_edit(actor, user):
-        raise CANNOT_EDIT_USER()
-    return session.execute(delete(AppPassword).where(AppPassword.user_id == user.id)
-                           .execution_options(synchronize_session=False)).rowcount
-
-
-# --- consumer keys ---------------------------------------------------------------------------
-
-def list_consumer_keys(session, actor, user=None):
-    """The consumer keys of ``user`` (whoever may edit the user), or of every user (the site
-    owner only)."""
-    stmt = select(ConsumerKey).order_by(ConsumerKey.id)
-    if user is None:
-        if not actor.is_owner:
-            raise FORBIDDEN("Sorry, you are not allowed to list every consumer key.")
-    else:
-        if not may_edit(actor, user):
-            raise CANNOT_EDIT_USER()
-        stmt = stmt.where(ConsumerKey.user_id == user.id)
-    return session.execute(stmt).scalars().all()
-
-
-def find_consumer_key(session, key_or_id):
-    """The consumer key named by its id (digits) or by the whole key (``ck_...``), or 404."""
-    row = None
-    if isinstance(key_or_id, str) and is_digits(key_or_id) and len(key_or_id) <= 10:
-        row = get_by_id(session, ConsumerKey, int(key_or_id))
-    elif isinstance(key_or_id, int) and not isinstance(key_or_id, bool):
-        row = get_by_id(session, ConsumerKey, key_or_id)
-    elif isinstance(key_or_id, str) and key_or_id.startswith("ck_"):
-        key_hash = keyed_hash(_secret(session), key_or_id, "consumer_key")
-        row = session.execute(select(ConsumerKey).where(ConsumerKey.key_hash == key_hash)).scalar_one_or_none()
-    if row is None:
-        raise CONSUMER_KEY_NOT_FOUND(f"no consumer key {key_or_id!r} (give its id or the whole ck_ key)")
-    return row
-
-
-def issue_consumer_key(session, actor, user, permissions="read_write", description=""):
-    """A new consumer key of ``user``: returns ``(key, secret)``, shown this once."""
-    _check({"permissions": None if permissions in PERMISSIONS else f"must be one of {', '.join(PERMISSIONS)}",
-            "description": _text_problem(description, 200)})
-    if not may_edit(actor, user):
-        raise CANNOT_EDIT_USER()
-    _lock_enabled(session, user)
-    return new_consumer_key(session, _secret(session), user, permissions, description)
-
-
-def revoke_consumer_key(session, actor, key_or_id):
-    """Revoke a consumer key (its id or the whole key); returns the revoked row."""
-    row = find_consumer_key(session, key_or_id)
-    if not may_edit(actor, row.user):
-        raise CANNOT_EDIT_USER()
-    session.delete(row)
-    session.flush()
-    return row
-
-
-def _secret(session):
-    return registry_of(session).settings["storeplatform.secret"]

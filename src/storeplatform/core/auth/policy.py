@@ -2,7 +2,6 @@
 from pyramid.request import RequestLocalCache
 
 from .capabilities import user_can
-from .identity import Identity
 
 
 class SecurityPolicy:

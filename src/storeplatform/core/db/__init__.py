@@ -44,19 +44,7 @@ def includeme(config):
             route is not None and (request.method, route.name) in read_only_views)
 
     if server:
-        # A GET or HEAD, or a view declared read_only, on a database server has nothing to
-        # commit or abort (its statements autocommit, its session refuses writes): no zope
-        # transaction around it (begin, join, two-phase commit); its session is closed when the
-        # request ends. (On SQLite a GET keeps its transaction: the oauth plugin spends a nonce in
-        # it.) The hook runs before routing: a POST's route is looked up for it.
-        def needs_transaction(request):
-            if request.method in ("GET", "HEAD"):
-                return False
-            if not read_only_views:
-                return True
-            return not reads_only(request, request.registry.getUtility(IRoutesMapper)(request)["route"])
-
-        settings["tm.activate_hook"] = needs_transaction
+        settings["tm.activate_hook"] = _transaction_needed(read_only_views, reads_only)
 
     def db(request):
         read = reads_only(request, request.matched_route)
@@ -68,6 +56,23 @@ def includeme(config):
         return session
 
     config.add_request_method(db, "db", reify=True)
+
+
+def _transaction_needed(read_only_views, reads_only):
+    """pyramid_tm's activate hook on a database server. A GET or HEAD, or a view declared
+    read_only, has nothing to commit or abort there (its statements autocommit, its session
+    refuses writes): no zope transaction around it (begin, join, two-phase commit); its session
+    is closed when the request ends. (On SQLite a GET keeps its transaction: the oauth plugin
+    spends a nonce in it.) The hook runs before routing: a POST's route is looked up for it."""
+
+    def needs_transaction(request):
+        if request.method in ("GET", "HEAD"):
+            return False
+        if not read_only_views:
+            return True
+        return not reads_only(request, request.registry.getUtility(IRoutesMapper)(request)["route"])
+
+    return needs_transaction
 
 
 def _close(session):

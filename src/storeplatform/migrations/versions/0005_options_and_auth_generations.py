@@ -21,14 +21,14 @@ TABLES = {"options": ("options",), "auth": ("users", "app_passwords", "consumer_
 
 
 def upgrade():
-    from storeplatform.core.db.generations import add_generation_triggers
+    from storeplatform.core.db.generation_triggers import add_generation_triggers
 
     for name, tables in TABLES.items():
         add_generation_triggers(op, name, tables)
 
 
 def downgrade():
-    from storeplatform.core.db.generations import drop_generation_triggers
+    from storeplatform.core.db.generation_triggers import drop_generation_triggers
 
     for tables in TABLES.values():
         drop_generation_triggers(op, tables)

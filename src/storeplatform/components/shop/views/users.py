@@ -1,7 +1,7 @@
 """store/v1 users (#28): list, create, read, update, delete; each user's application passwords
 and sessions (``me`` for one's own). Every rule is ``storeplatform.components.shop.accounts``', which the
 command line and the admin call too; a view reads the request and shapes the answer."""
-from .. import accounts
+from .. import accounts, user_keys
 from ..accounts import Actor
 from storeplatform.core.db import get_by_id
 from storeplatform.core.errors import InvalidParams
@@ -126,7 +126,7 @@ def delete_user(request):
 @my_app_passwords.get(permission="read", response=[APP_PASSWORD_SHAPE])
 def list_app_passwords(request):
     actor, item = _target(request)
-    return [app_password_json(request, row) for row in accounts.list_app_passwords(request.db, actor, item)]
+    return [app_password_json(request, row) for row in user_keys.list_app_passwords(request.db, actor, item)]
 
 
 @app_passwords.post(permission="read", permission_description=OWN_OR, body=schemas.AppPasswordBody(),
@@ -134,7 +134,7 @@ def list_app_passwords(request):
 @my_app_passwords.post(permission="read", body=schemas.AppPasswordBody(), response=APP_PASSWORD_SHAPE)
 def create_app_password(request):
     actor, item = _target(request)
-    row, password = accounts.issue_app_password(request.db, actor, item, request.validated["name"])
+    row, password = user_keys.issue_app_password(request.db, actor, item, request.validated["name"])
     answer = app_password_json(request, row)
     answer["password"] = password  # this once: only its keyed hash is stored
     request.response.status = 201
@@ -146,7 +146,7 @@ def create_app_password(request):
 @my_app_password.delete(permission="read", response=DELETED_SHAPE)
 def revoke_app_password(request):
     actor, item = _target(request)
-    row = accounts.revoke_app_password(request.db, actor, item, request.validated["password_id"])
+    row = user_keys.revoke_app_password(request.db, actor, item, request.validated["password_id"])
     return {"deleted": True, "previous": app_password_json(request, row)}
 
 

@@ -1,0 +1,113 @@
+"""A user's application passwords and consumer keys: listed, issued and revoked with the rules
+of ``accounts`` (who may edit whom, a disabled user gets none), by every front end."""
+from sqlalchemy import delete, select
+
+from storeplatform.core.auth.tokens import keyed_hash
+from storeplatform.core.db import get_by_id, registry_of
+from storeplatform.core.errors import FORBIDDEN
+from storeplatform.core.values import is_digits
+
+from .accounts import PERMISSIONS, app_password_name_problem, check, lock_enabled, may_edit, text_problem
+from .credentials import hash_app_password, new_app_password, new_consumer_key
+from .errors import APP_PASSWORD_NOT_FOUND, CANNOT_EDIT_USER, CONSUMER_KEY_NOT_FOUND
+from .models import AppPassword, ConsumerKey
+
+
+# --- application passwords -------------------------------------------------------------------
+
+def list_app_passwords(session, actor, user):
+    """The application passwords of ``user`` (rows: id, name, created_at; never the hash)."""
+    if not may_edit(actor, user):
+        raise CANNOT_EDIT_USER()
+    return session.execute(select(AppPassword).where(AppPassword.user_id == user.id).order_by(AppPassword.id)
+                           ).scalars().all()
+
+
+def issue_app_password(session, actor, user, name):
+    """A new application password of ``user``: returns ``(row, password)``, the password in
+    six groups of four, shown this once (only its keyed hash is stored)."""
+    check({"name": app_password_name_problem(name)})
+    if not may_edit(actor, user):
+        raise CANNOT_EDIT_USER()
+    lock_enabled(session, user)
+    password = new_app_password(session, _secret(session), user, name)
+    session.flush()
+    row = session.execute(select(AppPassword).where(
+        AppPassword.token_hash == hash_app_password(_secret(session), password))).scalar_one()
+    return row, password
+
+
+def revoke_app_password(session, actor, user, password_id):
+    """Revoke the application password ``password_id`` of ``user`` (404 when ``user`` has no
+    such password); refused at the next request of every process."""
+    if not may_edit(actor, user):
+        raise CANNOT_EDIT_USER()
+    row = get_by_id(session, AppPassword, password_id)
+    if row is None or row.user_id != user.id:
+        raise APP_PASSWORD_NOT_FOUND()
+    session.delete(row)
+    session.flush()
+    return row
+
+
+def revoke_app_passwords(session, actor, user):
+    """Revoke every application password of ``user``; returns how many there were."""
+    if not may_edit(actor, user):
+        raise CANNOT_EDIT_USER()
+    return session.execute(delete(AppPassword).where(AppPassword.user_id == user.id)
+                           .execution_options(synchronize_session=False)).rowcount
+
+
+# --- consumer keys ---------------------------------------------------------------------------
+
+def list_consumer_keys(session, actor, user=None):
+    """The consumer keys of ``user`` (whoever may edit the user), or of every user (the site
+    owner only)."""
+    stmt = select(ConsumerKey).order_by(ConsumerKey.id)
+    if user is None:
+        if not actor.is_owner:
+            raise FORBIDDEN("Sorry, you are not allowed to list every consumer key.")
+    else:
+        if not may_edit(actor, user):
+            raise CANNOT_EDIT_USER()
+        stmt = stmt.where(ConsumerKey.user_id == user.id)
+    return session.execute(stmt).scalars().all()
+
+
+def find_consumer_key(session, key_or_id):
+    """The consumer key named by its id (digits) or by the whole key (``ck_...``), or 404."""
+    row = None
+    if isinstance(key_or_id, str) and is_digits(key_or_id) and len(key_or_id) <= 10:
+        row = get_by_id(session, ConsumerKey, int(key_or_id))
+    elif isinstance(key_or_id, int) and not isinstance(key_or_id, bool):
+        row = get_by_id(session, ConsumerKey, key_or_id)
+    elif isinstance(key_or_id, str) and key_or_id.startswith("ck_"):
+        key_hash = keyed_hash(_secret(session), key_or_id, "consumer_key")
+        row = session.execute(select(ConsumerKey).where(ConsumerKey.key_hash == key_hash)).scalar_one_or_none()
+    if row is None:
+        raise CONSUMER_KEY_NOT_FOUND(f"no consumer key {key_or_id!r} (give its id or the whole ck_ key)")
+    return row
+
+
+def issue_consumer_key(session, actor, user, permissions="read_write", description=""):
+    """A new consumer key of ``user``: returns ``(key, secret)``, shown this once."""
+    check({"permissions": None if permissions in PERMISSIONS else f"must be one of {', '.join(PERMISSIONS)}",
+            "description": text_problem(description, 200)})
+    if not may_edit(actor, user):
+        raise CANNOT_EDIT_USER()
+    lock_enabled(session, user)
+    return new_consumer_key(session, _secret(session), user, permissions, description)
+
+
+def revoke_consumer_key(session, actor, key_or_id):
+    """Revoke a consumer key (its id or the whole key); returns the revoked row."""
+    row = find_consumer_key(session, key_or_id)
+    if not may_edit(actor, row.user):
+        raise CANNOT_EDIT_USER()
+    session.delete(row)
+    session.flush()
+    return row
+
+
+def _secret(session):
+    return registry_of(session).settings["storeplatform.secret"]
