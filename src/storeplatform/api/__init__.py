@@ -30,13 +30,14 @@ from huey import crontab
 from ..components.admin.forms import form_values, refuse_form
 from ..components.admin.guard import admin_redirect, admin_url
 from ..components.admin.listing import (ListQuery, Pager, csv_cell, csv_response, export_filename, list_query, page_of,
-                             query_values, text_contains)
+                                        query_values)
 from ..components.admin.pages import AdminPage, admin_view
 from ..core.auth import Identity, require, user_can
 from ..core.cache import cached
 from ..core.cli import CliError, Parser
 from ..core.db import Base, get_by_id, get_or_404, hooks_of
 from ..core.db.counts import count_rows
+from ..core.db.text_search import text_contains
 from ..core.db.types import Money, UTCDateTime, utcnow
 from ..core.errors import (BAD_REQUEST, FORBIDDEN, INTERNAL_ERROR, INVALID_JSON, INVALID_PARAM, NO_ROUTE, NOT_LOGGED_IN,
                       ErrorCode, InvalidParams, RestError)

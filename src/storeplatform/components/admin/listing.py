@@ -152,18 +152,6 @@ def _date(text, name, problems):
         return None
 
 
-def text_contains(column, search):
-    """``column`` holds ``search``, case-insensitively, its ``%``, ``_`` and ``\\`` taken as
-    they are (the same on both backends: SQLite's lower() is Python's there)."""
-    return func.lower(column).like(contains_pattern(search), escape="\\")
-
-
-def contains_pattern(search):
-    """The LIKE pattern (escape ``\\``) of a text that holds ``search`` lower-cased."""
-    escaped = search.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
 @dataclass
 class Pager:
     """One page of a list, for the templates: ``rows``, ``total``, ``page`` of ``pages``,

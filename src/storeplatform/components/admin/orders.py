@@ -4,7 +4,6 @@ lines, totals, customer, documents, and its status changed as REST's order updat
 the same validation, the same ``storeplatform_order_status_changed`` action and so the same
 webhooks)."""
 from pyramid.httpexceptions import HTTPBadRequest, HTTPNotFound
-from sqlalchemy import String, literal_column, select, union
 
 from storeplatform.core.db import get_by_id
 from storeplatform.core.db.counts import count_rows
@@ -12,12 +11,14 @@ from storeplatform.core.errors import InvalidParams
 from storeplatform.core.rest.schema import deserialize
 from storeplatform.core.values import id_in_range
 from storeplatform.components.shop import schemas
-from storeplatform.components.shop.models import ORDER_BILLING_TEXT, Order, OrderItem, User
+from storeplatform.components.shop.models import Order, OrderItem, User
+from storeplatform.components.shop.orders import (BILLING_EMAIL, BILLING_FIRST, BILLING_LAST, STATUSES, SUMMARY,
+                                                   order_conditions, order_lines_select, orders_select,
+                                                   set_order_status)
 from storeplatform.core.options import site_timezone
-from storeplatform.components.shop.orders import STATUSES, set_order_status
 from .forms import form_values, refuse_form
 from .guard import admin_redirect
-from .listing import contains_pattern, csv_response, export_filename, list_query, page_of, text_contains
+from .listing import csv_response, export_filename, list_query, page_of
 from .pages import AdminPage, admin_view
 
 ORDERS = AdminPage("orders", "Orders", "/orders", "manage_shop", order=20, section="Shop")
@@ -26,47 +27,12 @@ ORDER_PAGE = "admin/order.jinja2"
 # How a status reads at a glance (admin.css's badges).
 STATUS_BADGES = {"completed": "badge-ok", "processing": "badge-ok", "pending": "badge-warn", "on-hold": "badge-warn",
                  "cancelled": "badge-bad", "refunded": "badge-bad", "failed": "badge-bad"}
-# The billing name and e-mail address as one lower-case text, searched as a whole ("ann lee"
-# finds Ann Lee): the very expression of the index ix_orders_billing_trgm (a GIN trigram index on
-# PostgreSQL), so that a search reads the index instead of every order's JSON.
-BILLING_TEXT = literal_column(ORDER_BILLING_TEXT, String)
-BILLING_EMAIL = Order.billing["email"].as_string()
-BILLING_FIRST = Order.billing["first_name"].as_string()
-BILLING_LAST = Order.billing["last_name"].as_string()
-
-
 def _conditions(query, tz):
-    """The list's filters as conditions on orders."""
-    conditions = []
-    if query.status:
-        conditions.append(Order.status == query.status)
-    customer = query.extra.get("customer", "")
-    if customer:  # a customer's orders (the Customers page links them); checked by orders_query
-        conditions.append(Order.customer_id == int(customer))
+    """The list's filters as the shop's conditions on orders."""
     start, end = query.utc_range(tz)
-    if start is not None:
-        conditions.append(Order.created_at >= start)
-    if end is not None:
-        conditions.append(Order.created_at < end)
-    if query.search:
-        number = query.search.removeprefix("#")
-        if number.isascii() and number.isdigit():
-            # A number is an order's number (an order's id: beyond the column, none).
-            conditions.append(Order.id == (int(number) if id_in_range(int(number)) else 0))
-        else:
-            # Orders whose billing name or address has the text (the trigram index), and the
-            # orders of the accounts whose login, name or address has it (ix_orders_customer_id).
-            accounts = select(User.id).where(text_contains(User.login, query.search) |
-                                             text_contains(User.display_name, query.search) |
-                                             text_contains(User.email, query.search))
-            found = union(select(Order.id).where(BILLING_TEXT.like(contains_pattern(query.search), escape="\\")),
-                          select(Order.id).where(Order.customer_id.in_(accounts)))
-            conditions.append(Order.id.in_(select(found.subquery().c.id)))
-    return conditions
-
-
-def _ordered(stmt, query, tz):
-    return stmt.where(*_conditions(query, tz)).order_by(Order.id.desc())
+    customer = query.extra.get("customer", "")  # a customer's orders (the Customers page links them)
+    return order_conditions(status=query.status, customer_id=int(customer) if customer else None,
+                            created_from=start, created_before=end, search=query.search)
 
 
 def orders_query(request):
@@ -81,15 +47,13 @@ def orders_query(request):
 def list_orders(request):
     query = orders_query(request)
     tz = site_timezone(request.db)
-    columns = (Order.id, Order.created_at, Order.status, Order.currency, Order.total, Order.customer_id,
-               BILLING_FIRST, BILLING_LAST, BILLING_EMAIL, User.login, User.display_name, User.email)
-    # The offset is walked on the ids (the filters there); the page's rows are read with their
-    # customer in one statement.
-    stmt = select(*columns).outerjoin(User, User.id == Order.customer_id).order_by(Order.id.desc())
-    # Unfiltered or by status alone, the total is the count the database keeps.
+    # Unfiltered or by status alone, the total is the count the database keeps. The offset is
+    # walked on the ids (the filters there); the page's rows are read with their customer in one
+    # statement.
     total = None if query.search or query.date_from or query.date_to or query.extra["customer"] else \
         count_rows(request.db, Order, **({"status": query.status} if query.status else {}))
-    p = page_of(request, query, stmt, total=total, keys=_ordered(select(Order.id), query, tz))
+    p = page_of(request, query, orders_select((), *SUMMARY, customer=True), total=total,
+                keys=orders_select(_conditions(query, tz), Order.id))
     return {"title": "Orders", "p": p, "query": query, "statuses": STATUSES, "badges": STATUS_BADGES, "tz": tz,
             "rows": [_row(r) for r in p.rows]}
 
@@ -107,16 +71,16 @@ def export_orders(request):
     query = orders_query(request)
     tz = site_timezone(request.db)
     filename = export_filename("order-lines" if query.extra["lines"] else "orders", tz)
+    conditions = _conditions(query, tz)
     if query.extra["lines"]:
-        stmt = _ordered(select(Order.id, Order.created_at, Order.status, Order.currency, BILLING_EMAIL,
-                               OrderItem.product_id, OrderItem.name, OrderItem.quantity, OrderItem.unit_price,
-                               OrderItem.total).join(OrderItem, OrderItem.order_id == Order.id), query, tz)
-        stmt = stmt.order_by(OrderItem.id)
+        stmt = order_lines_select(conditions, Order.id, Order.created_at, Order.status, Order.currency, BILLING_EMAIL,
+                                  OrderItem.product_id, OrderItem.name, OrderItem.quantity, OrderItem.unit_price,
+                                  OrderItem.total)
         header = ["order", "date", "status", "currency", "email", "product_id", "item", "quantity", "unit_price",
                   "line_total"]
         return csv_response(request, filename, header, stmt)
-    stmt = _ordered(select(Order.id, Order.created_at, Order.status, Order.currency, Order.total, Order.customer_id,
-                           BILLING_FIRST, BILLING_LAST, BILLING_EMAIL), query, tz)
+    stmt = orders_select(conditions, Order.id, Order.created_at, Order.status, Order.currency, Order.total,
+                         Order.customer_id, BILLING_FIRST, BILLING_LAST, BILLING_EMAIL)
     header = ["order", "date", "status", "currency", "total", "customer_id", "first_name", "last_name", "email"]
     return csv_response(request, filename, header, stmt)
 

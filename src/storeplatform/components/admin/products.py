@@ -2,7 +2,6 @@
 export, and a product's page whose form saves as REST's product update does (its schema and
 cross-field rules, then the same columns), with errors beside the fields."""
 from pyramid.httpexceptions import HTTPNotFound
-from sqlalchemy import or_, select
 
 from storeplatform.core.db import get_by_id
 from storeplatform.core.db.counts import count_rows
@@ -12,11 +11,11 @@ from storeplatform.core.rest.types import once
 from storeplatform.components.shop import schemas
 from storeplatform.components.shop.models import Product
 from storeplatform.core.options import site_timezone
-from storeplatform.components.shop.products import STATUSES, current_price, product_problems, sale_is_active
-from storeplatform.components.shop.views.products import _product_values as product_values
+from storeplatform.components.shop.products import (STATUSES, current_price, product_conditions, product_problems,
+                                                     product_values, products_select, sale_is_active)
 from .forms import form_values, refuse_form
 from .guard import admin_redirect
-from .listing import csv_response, export_filename, list_query, page_of, text_contains
+from .listing import csv_response, export_filename, list_query, page_of
 from .pages import AdminPage, admin_view
 
 PRODUCTS = AdminPage("products", "Products", "/products", "manage_shop", order=21, section="Shop")
@@ -30,22 +29,24 @@ LABELS = {"name": "Name", "sku": "SKU", "status": "Status", "regular_price": "Re
           "sale_price": "Sale price", "sale_from": "Sale from (UTC)", "sale_to": "Sale to (UTC)"}
 
 
-def _keys(query):
-    conditions = []
-    if query.status:
-        conditions.append(Product.status == query.status)
-    if query.search:
-        conditions.append(or_(text_contains(Product.name, query.search), text_contains(Product.sku, query.search)))
-    return select(Product.id).where(*conditions).order_by(Product.id.desc())
+# The admin's columns of the shop's products list (the same statement as REST's).
+COLUMNS = (Product.id, Product.name, Product.sku, Product.type, Product.status, Product.regular_price,
+           Product.sale_price, Product.sale_from, Product.sale_to)
+EXPORT_COLUMNS = (Product.id, Product.name, Product.sku, Product.type, Product.status, Product.parent_id,
+                  Product.regular_price, Product.sale_price, Product.sale_from, Product.sale_to,
+                  Product.created_at, Product.modified_at)
+
+
+def _conditions(query):
+    return product_conditions(status=query.status, search=query.search)
 
 
 @admin_view(PRODUCTS, template="admin/products.jinja2")
 def list_products(request):
     query = list_query(request, statuses=STATUSES, dates=False)
-    stmt = select(Product.id, Product.name, Product.sku, Product.type, Product.status, Product.regular_price,
-                  Product.sale_price, Product.sale_from, Product.sale_to).order_by(Product.id.desc())
     total = None if query.search else count_rows(request.db, Product, **({"status": query.status} if query.status else {}))
-    p = page_of(request, query, stmt, total=total, keys=_keys(query))
+    p = page_of(request, query, products_select((), *COLUMNS), total=total,
+                keys=products_select(_conditions(query), Product.id))
     return {"title": "Products", "p": p, "query": query, "statuses": STATUSES, "badges": STATUS_BADGES,
             "rows": [{**r._asdict(), "price": current_price(r), "on_sale": sale_is_active(r)} for r in p.rows]}
 
@@ -53,13 +54,10 @@ def list_products(request):
 @admin_view(PRODUCTS, path="/export.csv")
 def export_products(request):
     query = list_query(request, statuses=STATUSES, dates=False)
-    stmt = select(Product.id, Product.name, Product.sku, Product.type, Product.status, Product.parent_id,
-                  Product.regular_price, Product.sale_price, Product.sale_from, Product.sale_to,
-                  Product.created_at, Product.modified_at).where(Product.id.in_(_keys(query).order_by(None))) \
-        .order_by(Product.id.desc())
     header = ["id", "name", "sku", "type", "status", "parent_id", "regular_price", "sale_price", "sale_from",
               "sale_to", "created", "modified"]
-    return csv_response(request, export_filename("products", site_timezone(request.db)), header, stmt)
+    return csv_response(request, export_filename("products", site_timezone(request.db)), header,
+                        products_select(_conditions(query), *EXPORT_COLUMNS))
 
 
 def _product(request):

@@ -7,9 +7,8 @@ Staff without ``list_users`` reach their own page through "Your profile"."""
 from pyramid.httpexceptions import HTTPNotFound, HTTPSeeOther
 from sqlalchemy import func, select
 
-from storeplatform.components.shop import accounts, user_keys
+from storeplatform.components.shop import account_rules, accounts, user_keys
 from storeplatform.core.errors import InvalidParams, RestError
-from storeplatform.components.shop.models import Order, Post, User
 from .forms import form_values, refuse_form
 from .guard import admin_redirect, admin_url
 from .pages import AdminPage, admin_view
@@ -47,7 +46,7 @@ def list_users(request):
     role = request.GET.get("role", "")
     page = request.GET.get("page", "1")
     page = int(page) if page.isdigit() and 0 < len(page) <= 6 and int(page) > 0 else 1
-    roles = accounts.roles(request.db)
+    roles = account_rules.roles(request.db)
     stmt = accounts.users_query(request.db, actor, search=search or None, role=role if role in roles else None)
     total = request.db.execute(select(func.count()).select_from(stmt.order_by(None).subquery())).scalar_one()
     pages = max(1, -(-total // PER_PAGE))
@@ -67,7 +66,7 @@ def _user_page(request, actor, user, *, values=None, errors=None, problem=None, 
         "errors": errors or {}, "problem": problem, "labels": FIELD_LABELS, "app_passwords": keys,
         "new_password": new_password, "is_self": actor.is_self(user),
         "may_edit": accounts.may_edit(actor, user), "may_promote": accounts.may_promote(actor, user),
-        "may_delete": accounts.may_delete(actor, user), "roles": accounts.roles(request.db),
+        "may_delete": accounts.may_delete(actor, user), "roles": account_rules.roles(request.db),
         "may_disable": accounts.may_edit(actor, user) and not actor.is_self(user),
     }
 
@@ -175,11 +174,11 @@ def revoke_app_password(request):
 
 @admin_view(USERS, path="/new", template="admin/user_new.jinja2", capability="create_users")
 def new_user(request):
-    return _new_page(request, _actor(request), {"role": accounts.DEFAULT_ROLE}, {})
+    return _new_page(request, _actor(request), {"role": account_rules.DEFAULT_ROLE}, {})
 
 
 def _new_page(request, actor, values, errors):
-    roles = [role for role in accounts.roles(request.db)
+    roles = [role for role in account_rules.roles(request.db)
              if actor.can("promote_users") or role in accounts.EDITABLE_WITHOUT_PROMOTE]
     return {"title": "New user", "values": values, "errors": errors, "roles": roles, "labels": FIELD_LABELS}
 
@@ -209,11 +208,8 @@ def confirm_delete(request):
 
 
 def _delete_page(request, actor, user, errors, problem=None):
-    posts, orders = (request.db.execute(select(func.count()).select_from(model).where(column == user.id)).scalar_one()
-                     for model, column in ((Post, Post.author_id), (Order, Order.customer_id)))
-    # Who may receive the posts: the staff (customers write no posts); a long list is cut.
-    others = request.db.execute(select(User.id, User.login).where(
-        User.id != user.id, User.role != "customer").order_by(User.login).limit(500)).all()
+    posts, orders = accounts.user_holdings(request.db, user)
+    others = accounts.reassign_candidates(request.db, user)
     return {"title": f"Delete user {user.login}", "item": user, "posts": posts, "orders": orders, "others": others,
             "errors": errors, "problem": problem, "labels": FIELD_LABELS}
 

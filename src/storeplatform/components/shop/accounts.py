@@ -35,37 +35,27 @@ deleting removes the user and with it every credential. Each write moves the ``a
 generation, so every process refuses what ended at its very next request, its kept identities
 included (credentials.py).
 """
-import re
-import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from sqlalchemy import delete, func, or_, select, update
 
-from storeplatform.core.auth.capabilities import ROLES, require
+from storeplatform.core.auth.capabilities import require
 from storeplatform.core.auth.identity import UserRecord
 from storeplatform.core.auth.passwords import hash_password, verify_password
-from storeplatform.core.db import get_by_id, hooks_of, registry_of
+from storeplatform.core.db import get_by_id, hooks_of
 from storeplatform.core.errors import FORBIDDEN, InvalidParams
 from storeplatform.core.plugins import call_action
 
 from .errors import (CANNOT_CHANGE_SELF, CANNOT_CREATE_USER, CANNOT_DELETE_USER, CANNOT_EDIT_ROLES, CANNOT_EDIT_USER,
                      LAST_ADMINISTRATOR, USER_DISABLED, USER_INVALID_ID)
+from .account_rules import DEFAULT_ROLE, check, email_problem, login_problem, name_problem, password_problem, role_problem
 from .models import AppPassword, AuthSession, ConsumerKey, Order, Post, User
 
 ADMINISTRATOR = "administrator"
-DEFAULT_ROLE = "customer"
 # The roles a user who may edit users but not promote them (a shop manager) may create and
 # edit, as WooCommerce lets its shop managers edit customers only.
 EDITABLE_WITHOUT_PROMOTE = frozenset({"customer"})
-
-LOGIN_MAX, EMAIL_MAX, NAME_MAX, PASSWORD_MAX, APP_PASSWORD_NAME_MAX = 60, 200, 250, 1000, 200
-# Letters, digits and . _ @ + - (a login travels in Basic headers and URLs, and looks like no
-# other login); not "ck_...", which Basic reads as a consumer key.
-LOGIN_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._@+-]*$"
-_LOGIN = re.compile(LOGIN_PATTERN)
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-PERMISSIONS = ("read", "write", "read_write")
 
 
 # --- who acts --------------------------------------------------------------------------------
@@ -125,85 +115,6 @@ def _may_handle_role(actor, role):
     return actor.can("promote_users") or role in EDITABLE_WITHOUT_PROMOTE
 
 
-# --- validation ------------------------------------------------------------------------------
-
-def roles(session):
-    """The roles of the site: the host's and those plugins add (role capabilities hook)."""
-    known = registry_of(session)["auth.role_capabilities"]
-    return tuple(ROLES) + tuple(sorted(set(known) - set(ROLES)))
-
-
-def text_problem(value, max_length, *, blank=True):
-    if not isinstance(value, str):
-        return "must be text"
-    if not blank and not value.strip():
-        return "must not be empty"
-    if len(value) > max_length:
-        return f"must be at most {max_length} characters"
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return "is not valid Unicode text"
-    if any(unicodedata.category(c) == "Cc" for c in value):
-        return "must not contain control characters"
-    return None
-
-
-def login_problem(login):
-    """What is wrong with ``login`` for a new user, or None."""
-    problem = text_problem(login, LOGIN_MAX, blank=False)
-    if problem:
-        return problem
-    if not _LOGIN.match(login):
-        return "must start with a letter or digit and hold only letters, digits and . _ @ + -"
-    if login.lower().startswith("ck_"):
-        return "must not start with ck_ (Basic authentication reads that as a consumer key)"
-    return None
-
-
-def email_problem(email):
-    problem = text_problem(email, EMAIL_MAX)
-    if problem:
-        return problem
-    if email and not _EMAIL.match(email):
-        return f"{email!r} is not an email address"
-    return None
-
-
-def name_problem(name):
-    return text_problem(name, NAME_MAX)
-
-
-def password_problem(password):
-    if not isinstance(password, str) or not password:
-        return "must not be empty"
-    if len(password) > PASSWORD_MAX:
-        return f"must be at most {PASSWORD_MAX} characters"
-    try:
-        password.encode("utf-8")
-    except UnicodeEncodeError:
-        return "is not valid Unicode text"
-    if "\x00" in password:
-        return "must not contain NUL characters"
-    return None
-
-
-def role_problem(session, role):
-    if not isinstance(role, str) or role not in roles(session):
-        return f"unknown role {role!r} (roles: {', '.join(roles(session))})"
-    return None
-
-
-def app_password_name_problem(name):
-    return text_problem(name, APP_PASSWORD_NAME_MAX, blank=False)
-
-
-def check(problems):
-    problems = {field: problem for field, problem in problems.items() if problem}
-    if problems:
-        raise InvalidParams(problems)
-
-
 # --- reading ---------------------------------------------------------------------------------
 
 def get_user(session, actor, user_id):
@@ -248,6 +159,20 @@ def list_users(session, actor, *, search=None, role=None):
     """Every user of ``users_query``, oldest first (the command line's table)."""
     stmt = users_query(session, actor, search=search, role=role).order_by(None).order_by(User.id)
     return session.execute(stmt).scalars().all()
+
+
+def user_holdings(session, user):
+    """(posts, orders) of ``user``: what deleting the user leaves (posts go to another user or
+    stay without an author, orders stay as guest orders)."""
+    return tuple(session.execute(select(func.count()).select_from(model).where(column == user.id)).scalar_one()
+                 for model, column in ((Post, Post.author_id), (Order, Order.customer_id)))
+
+
+def reassign_candidates(session, user, limit=500):
+    """(id, login) of the users who may receive ``user``'s posts: the staff (customers write no
+    posts), by login; a long list is cut at ``limit``."""
+    return session.execute(select(User.id, User.login).where(User.id != user.id, User.role != "customer")
+                           .order_by(User.login).limit(limit)).all()
 
 
 # --- changing a user -------------------------------------------------------------------------

@@ -1,15 +1,17 @@
-"""Orders: creation and status changes, each firing its host action exactly once."""
+"""Orders: the lists' statements (REST's and the admin's), creation and status changes (each
+firing its host action exactly once), deletion."""
 import secrets
 from decimal import Decimal
 
-from sqlalchemy import select, update
+from sqlalchemy import String, literal_column, select, union, update
 
 from storeplatform.core.db import get_by_id, hooks_of
+from storeplatform.core.db.text_search import contains_pattern, text_contains
 from storeplatform.core.db.types import utcnow
 from storeplatform.core.errors import InvalidParams
 from storeplatform.core.plugins import call_action
 from storeplatform.core.values import id_in_range
-from .models import Order, OrderItem, Product, User
+from .models import ORDER_BILLING_TEXT, Order, OrderItem, Product, User
 from storeplatform.core.options import site_options
 from .products import current_price
 
@@ -17,6 +19,67 @@ STATUSES = ("pending", "processing", "on-hold", "completed", "cancelled", "refun
 PAID_STATUSES = ("processing", "completed")
 # What a money column (NUMERIC(18, 4)) holds before the point: totals stay exact below it.
 COLUMN_LIMIT = Decimal(10) ** 14
+
+
+# The billing name and e-mail address as one lower-case text, searched as a whole ("ann lee"
+# finds Ann Lee): the very expression of the index ix_orders_billing_trgm (a GIN trigram index on
+# PostgreSQL), so that a search reads the index instead of every order's JSON.
+BILLING_TEXT = literal_column(ORDER_BILLING_TEXT, String)
+BILLING_EMAIL = Order.billing["email"].as_string()
+BILLING_FIRST = Order.billing["first_name"].as_string()
+BILLING_LAST = Order.billing["last_name"].as_string()
+# An order with its customer's account, for a table of orders (the admin's): each row is these
+# columns, read with ``orders_select(..., *SUMMARY, customer=True)``.
+SUMMARY = (Order.id, Order.created_at, Order.status, Order.currency, Order.total, Order.customer_id,
+           BILLING_FIRST, BILLING_LAST, BILLING_EMAIL, User.login, User.display_name, User.email)
+
+
+def order_conditions(*, status=None, customer_id=None, created_from=None, created_before=None, search=None):
+    """The conditions of an orders list: a status, a customer's account, a range of creation
+    times (UTC, the end excluded), and a search: a number (``#12`` or ``12``) is an order's
+    number, any other text is looked for in the billing name and e-mail address (the trigram
+    index) and in the login, name and e-mail address of the customer's account."""
+    conditions = []
+    if status:
+        conditions.append(Order.status == status)
+    if customer_id is not None:
+        conditions.append(Order.customer_id == customer_id)
+    if created_from is not None:
+        conditions.append(Order.created_at >= created_from)
+    if created_before is not None:
+        conditions.append(Order.created_at < created_before)
+    if search:
+        conditions.append(_search_condition(search))
+    return conditions
+
+
+def _search_condition(search):
+    number = search.removeprefix("#")
+    if number.isascii() and number.isdigit():
+        # A number is an order's number (an order's id: beyond the column, none).
+        return Order.id == (int(number) if id_in_range(int(number)) else 0)
+    accounts = select(User.id).where(text_contains(User.login, search) | text_contains(User.display_name, search) |
+                                     text_contains(User.email, search))
+    found = union(select(Order.id).where(BILLING_TEXT.like(contains_pattern(search), escape="\\")),
+                  select(Order.id).where(Order.customer_id.in_(accounts)))
+    return Order.id.in_(select(found.subquery().c.id))
+
+
+def orders_select(conditions, *columns, customer=False):
+    """The orders matching ``conditions``, newest first: whole orders (REST), or ``columns`` (the
+    admin's ``SUMMARY`` with ``customer``, the customer's account joined; ``Order.id`` alone: a
+    page walk's keys; the columns of an export)."""
+    stmt = select(*(columns or (Order,)))
+    if customer:
+        stmt = stmt.outerjoin(User, User.id == Order.customer_id)
+    return stmt.where(*conditions).order_by(Order.id.desc())
+
+
+def order_lines_select(conditions, *columns):
+    """Each line of the orders matching ``conditions`` (``columns`` of the order and the line),
+    newest order first, its lines in their order."""
+    return select(*columns).join(OrderItem, OrderItem.order_id == Order.id).where(*conditions) \
+        .order_by(Order.id.desc(), OrderItem.id)
 
 
 def new_order_key():

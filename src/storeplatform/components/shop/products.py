@@ -1,16 +1,52 @@
-"""Products: prices in effect, sale windows, variations."""
+"""Products: the lists' statements (REST's and the admin's), prices in effect, sale windows,
+variations, and the values a product body is stored as."""
 from bisect import bisect_left, bisect_right
+from datetime import timezone
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 
 from storeplatform.core.cache import note_state
 from storeplatform.core.db.generations import cached_by_generation
+from storeplatform.core.db.text_search import text_contains
 from storeplatform.core.db.types import utcnow
 from storeplatform.core.values import id_in_range
 from .models import Product
 
 TYPES = ("simple", "variable", "variation")
 STATUSES = ("publish", "draft", "pending", "private")
+
+
+def product_conditions(*, status=None, type=None, parent=None, search=None):
+    """The conditions of a products list: a status (``STATUSES``, or ``"publish"`` for whoever
+    may not manage the shop), a type, a parent's id, and a text in the name or SKU (its
+    wildcards taken as typed)."""
+    conditions = []
+    if status:
+        conditions.append(Product.status == status)
+    if type:
+        conditions.append(Product.type == type)
+    if parent is not None:
+        conditions.append(Product.parent_id == parent)
+    if search:
+        conditions.append(or_(text_contains(Product.name, search), text_contains(Product.sku, search)))
+    return conditions
+
+
+def products_select(conditions, *columns):
+    """The products matching ``conditions``, newest first: whole products (REST), or ``columns``
+    of them (the admin's table and export; ``Product.id`` alone: a page walk's keys)."""
+    return select(*(columns or (Product,))).where(*conditions).order_by(Product.id.desc())
+
+
+def product_values(values):
+    """Validated values of a product body as the columns hold them: sale dates in UTC, an empty
+    SKU none."""
+    for key in ("sale_from", "sale_to"):
+        if key in values and values[key].tzinfo is None:
+            values[key] = values[key].replace(tzinfo=timezone.utc)
+    if "sku" in values:
+        values["sku"] = values["sku"] or None
+    return values
 
 
 def sale_is_active(product, now=None):

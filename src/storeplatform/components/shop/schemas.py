@@ -1,7 +1,7 @@
 """Colander schemas of the store/v1 routes."""
 import colander
 
-from . import accounts
+from . import account_rules
 from storeplatform.core.auth.capabilities import ROLES
 from storeplatform.core.rest import DecimalText, PaginationSchema, StrictBoolean, StrictInt, StrictString, make_partial
 from storeplatform.core.rest.types import DateText, OptionalId, RowId, bound_check, money_amount
@@ -138,7 +138,7 @@ def SettingsBody():
 # --- users (#28): the rules are storeplatform.components.shop.accounts', checked here at the boundary too ----
 
 def account_rule(problem, documented=None):
-    """A validator running one of the account rules (``accounts.login_problem`` ...), so that a
+    """A validator running one of the account rules (``account_rules.login_problem`` ...), so that a
     field is refused with the message the command line and the admin give; ``documented``: the
     colander validators the schema index and the OpenAPI document show for it."""
     def validate(node, value):
@@ -172,28 +172,28 @@ ROLE_DESCRIPTION = f"One of the site's roles ({', '.join(ROLES)}, and those plug
 
 class UserBody(colander.MappingSchema):
     login = colander.SchemaNode(
-        StrictString(), validator=account_rule(accounts.login_problem, colander.All(
-            colander.Length(min=1, max=accounts.LOGIN_MAX), colander.Regex(accounts.LOGIN_PATTERN))),
+        StrictString(), validator=account_rule(account_rules.login_problem, colander.All(
+            colander.Length(min=1, max=account_rules.LOGIN_MAX), colander.Regex(account_rules.LOGIN_PATTERN))),
         description="The login, for ever: letters, digits and . _ @ + - (not starting with ck_).")
-    email = _account_text("email", accounts.email_problem, accounts.EMAIL_MAX, "E-mail address.", missing="")
-    name = _account_text("name", accounts.name_problem, accounts.NAME_MAX, "Display name (default: the login).",
+    email = _account_text("email", account_rules.email_problem, account_rules.EMAIL_MAX, "E-mail address.", missing="")
+    name = _account_text("name", account_rules.name_problem, account_rules.NAME_MAX, "Display name (default: the login).",
                          missing=colander.drop)
-    password = _account_text("password", accounts.password_problem, accounts.PASSWORD_MAX,
+    password = _account_text("password", account_rules.password_problem, account_rules.PASSWORD_MAX,
                              "Password for cookie login and JWT (none: application passwords only).",
                              missing=colander.drop)
-    role = colander.SchemaNode(StrictString(), missing=accounts.DEFAULT_ROLE, validator=known_role,
+    role = colander.SchemaNode(StrictString(), missing=account_rules.DEFAULT_ROLE, validator=known_role,
                                description=ROLE_DESCRIPTION)
 
 
 class UserUpdate(colander.MappingSchema):
-    email = _account_text("email", accounts.email_problem, accounts.EMAIL_MAX, "E-mail address.",
+    email = _account_text("email", account_rules.email_problem, account_rules.EMAIL_MAX, "E-mail address.",
                           missing=colander.drop)
-    name = _account_text("name", accounts.name_problem, accounts.NAME_MAX, "Display name.", missing=colander.drop)
-    password = _account_text("password", accounts.password_problem, accounts.PASSWORD_MAX,
+    name = _account_text("name", account_rules.name_problem, account_rules.NAME_MAX, "Display name.", missing=colander.drop)
+    password = _account_text("password", account_rules.password_problem, account_rules.PASSWORD_MAX,
                              "A new password: ends every cookie session and JWT of the user.",
                              missing=colander.drop)
     current_password = colander.SchemaNode(StrictString(), missing=colander.drop,
-                                           validator=colander.Length(max=accounts.PASSWORD_MAX),
+                                           validator=colander.Length(max=account_rules.PASSWORD_MAX),
                                            description="Your current password (to change your own).")
     role = colander.SchemaNode(StrictString(), missing=colander.drop, validator=known_role,
                                description=ROLE_DESCRIPTION + " Needs promote_users; ends every session.")
@@ -218,6 +218,6 @@ class UserDeleteQuery(colander.MappingSchema):
 
 class AppPasswordBody(colander.MappingSchema):
     name = colander.SchemaNode(
-        StrictString(), validator=account_rule(accounts.app_password_name_problem, colander.Length(
-            min=1, max=accounts.APP_PASSWORD_NAME_MAX)),
+        StrictString(), validator=account_rule(account_rules.app_password_name_problem, colander.Length(
+            min=1, max=account_rules.APP_PASSWORD_NAME_MAX)),
         description="What the password is for (an application, a script).")

@@ -7,7 +7,8 @@ from storeplatform.core.db import get_by_id, registry_of
 from storeplatform.core.errors import FORBIDDEN
 from storeplatform.core.values import is_digits
 
-from .accounts import PERMISSIONS, app_password_name_problem, check, lock_enabled, may_edit, text_problem
+from .account_rules import PERMISSIONS, app_password_name_problem, check, text_problem
+from .accounts import lock_enabled, may_edit
 from .credentials import hash_app_password, new_app_password, new_consumer_key
 from .errors import APP_PASSWORD_NOT_FOUND, CANNOT_EDIT_USER, CONSUMER_KEY_NOT_FOUND
 from .models import AppPassword, ConsumerKey

@@ -1,5 +1,4 @@
 """store/v1 orders (manage_shop): list, create, read, update billing and status, delete."""
-from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from storeplatform.core.db import get_by_id, get_or_404
@@ -8,7 +7,8 @@ from storeplatform.core.rest import Service, json_body, paginate
 from .. import schemas
 from ..errors import ORDER_IN_USE, ORDER_INVALID_ID
 from ..models import Order, User
-from ..orders import create_order, delete_order, load_products, normalize_billing, set_order_status
+from ..orders import (create_order, delete_order, load_products, normalize_billing, order_conditions, orders_select,
+                      set_order_status)
 
 orders = Service("store/v1", "/orders", name="orders", description="Store orders.")
 order = Service("store/v1", r"/orders/{id:\d+}", name="order", description="One store order.")
@@ -41,13 +41,12 @@ def order_json(request, item):
 @orders.get(permission="manage_shop", query=schemas.OrderListQuery(), cache="public")
 def list_orders(request):
     v = request.validated
-    conditions = [Order.status == v["status"]] if "status" in v else []
-    stmt = select(Order).where(*conditions).order_by(Order.id.desc())
+    conditions = order_conditions(status=v.get("status"))
     # The total is the count per status the database keeps; the page's offset is walked on the
     # ids (an index), and only the page's orders are read.
     total = count_rows(request.db, Order, **({"status": v["status"]} if "status" in v else {}))
-    keys = select(Order.id).where(*conditions).order_by(Order.id.desc())
-    return [order_json(request, o) for o in paginate(request, stmt, total=total, keys=keys)]
+    return [order_json(request, o) for o in paginate(request, orders_select(conditions), total=total,
+                                                     keys=orders_select(conditions, Order.id))]
 
 
 def order_references(request):

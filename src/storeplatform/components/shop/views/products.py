@@ -1,8 +1,4 @@
 """store/v1 products: public reads of published products, writes with manage_shop."""
-from datetime import timezone
-
-from sqlalchemy import or_, select
-
 from storeplatform.core.auth import user_can
 from storeplatform.core.db import get_by_id
 from storeplatform.core.db.types import utcnow
@@ -12,7 +8,8 @@ from .. import schemas
 from ..errors import PRODUCT_INVALID_ID
 from ..models import Product
 from ..money import currency_format, format_money
-from ..products import current_price, product_problems, sale_is_active
+from ..products import (current_price, product_conditions, product_problems, product_values, products_select,
+                        sale_is_active)
 
 products = Service("store/v1", "/products", name="products", description="Products.")
 product = Service("store/v1", r"/products/{id:\d+}", name="product", description="One product.")
@@ -60,39 +57,20 @@ def product_checks(request):
     return {"product_rules": once(problems)}
 
 
-def _product_values(values):
-    """Validated values as the columns hold them: sale dates in UTC, an empty SKU none."""
-    for key in ("sale_from", "sale_to"):
-        if key in values and values[key].tzinfo is None:
-            values[key] = values[key].replace(tzinfo=timezone.utc)
-    if "sku" in values:
-        values["sku"] = values["sku"] or None
-    return values
-
-
 @products.get(query=schemas.ProductListQuery(), cache="public")
 def list_products(request):
     v = request.validated
-    stmt = select(Product).order_by(Product.id.desc())
-    if user_can(request, "manage_shop"):
-        if "status" in v:
-            stmt = stmt.where(Product.status == v["status"])
-    else:
-        stmt = stmt.where(Product.status == "publish")
-    if "type" in v:
-        stmt = stmt.where(Product.type == v["type"])
-    if "parent" in v:
-        stmt = stmt.where(Product.parent_id == v["parent"])
-    if v.get("search"):
-        like = f"%{v['search']}%"
-        stmt = stmt.where(or_(Product.name.ilike(like), Product.sku.ilike(like)))
+    # Whoever may not manage the shop sees the published products only.
+    status = v.get("status") if user_can(request, "manage_shop") else "publish"
+    stmt = products_select(product_conditions(status=status, type=v.get("type"), parent=v.get("parent"),
+                                              search=v.get("search")))
     fmt, now = currency_format(request.db), utcnow()
     return [product_json(request, p, fmt, now) for p in paginate(request, stmt)]
 
 
 @products.post(permission="manage_shop", body=schemas.ProductBody(), bind=product_checks)
 def create_product(request):
-    item = Product(**_product_values(dict(request.validated)))
+    item = Product(**product_values(dict(request.validated)))
     request.db.add(item)
     request.db.flush()
     request.response.status = 201
@@ -108,7 +86,7 @@ def get_product(request):
 @product.put(permission="manage_shop", body=schemas.ProductUpdate, bind=product_checks)
 def update_product(request):
     item = _load_product(request)
-    for key, value in _product_values(dict(request.validated)).items():
+    for key, value in product_values(dict(request.validated)).items():
         setattr(item, key, value)
     request.db.flush()
     return product_json(request, item)

@@ -1,7 +1,7 @@
 """store/v1 users (#28): list, create, read, update, delete; each user's application passwords
 and sessions (``me`` for one's own). Every rule is ``storeplatform.components.shop.accounts``', which the
 command line and the admin call too; a view reads the request and shapes the answer."""
-from .. import accounts, user_keys
+from .. import account_rules, accounts, user_keys
 from ..accounts import Actor
 from storeplatform.core.db import get_by_id
 from storeplatform.core.errors import InvalidParams
@@ -56,7 +56,7 @@ def app_password_json(request, row):
 
 def role_bindings(request):
     """The site's roles, for the body's ``role`` (plugins may add roles)."""
-    return {"roles": accounts.roles(request.db)}
+    return {"roles": account_rules.roles(request.db)}
 
 
 def _target(request):
