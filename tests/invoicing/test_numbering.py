@@ -6,7 +6,8 @@ from datetime import datetime
 import pytest
 from sqlalchemy import select
 
-from storeplatform.api import OptionError, Order, set_order_status
+from storeplatform.api import OptionError, Order
+from storeplatform.api.advanced import set_order_status
 from storeplatform.testing import server_database_url
 
 

@@ -2,9 +2,11 @@
 ``storeplatform.api.advanced`` the only modules of ``storeplatform`` a plugin imports (a test
 keeps it so). docs/plugins.md describes every name of both.
 
-This is the everyday face; ``storeplatform.api.advanced`` holds what few plugins need (driver
-statements, transactions of their own, the registry behind a session, consumer-key checks for
-an authentication method, migration steps).
+This is the everyday face: the names the plugins use. ``storeplatform.api.advanced`` holds what
+few plugins need (driver statements, transactions of their own, the registry behind a session,
+consumer-key checks for an authentication method, migration steps, and the less used helpers:
+more of the error catalogue, value parsing, the admin's list internals, the shop's order status
+and sale checks).
 
 Besides these names, a plugin gets, inside a web request:
 
@@ -29,35 +31,32 @@ from huey import crontab
 
 from ..components.admin.forms import form_values, refuse_form
 from ..components.admin.guard import admin_redirect, admin_url
-from ..components.admin.listing import (ListQuery, Pager, csv_cell, csv_response, export_filename, list_query, page_of,
-                                        query_values)
+from ..components.admin.listing import csv_response, export_filename, list_query, page_of, query_values
 from ..components.admin.pages import AdminPage, admin_view
 from ..core.auth import Identity, require, user_can
 from ..core.cache import cached
 from ..core.cli import CliError, Parser
 from ..core.db import Base, get_by_id, get_or_404, hooks_of
 from ..core.db.counts import count_rows
-from ..core.db.text_search import text_contains
-from ..core.db.types import Money, UTCDateTime, utcnow
-from ..core.errors import (BAD_REQUEST, FORBIDDEN, INTERNAL_ERROR, INVALID_JSON, INVALID_PARAM, NO_ROUTE, NOT_LOGGED_IN,
-                      ErrorCode, InvalidParams, RestError)
+from ..core.db.types import UTCDateTime, utcnow
+from ..core.errors import FORBIDDEN, NO_ROUTE, NOT_LOGGED_IN, ErrorCode, InvalidParams, RestError
 from ..core.hookspecs import hookimpl, hookspec
 from ..components.observability.metrics import counter, histogram
 from ..core.plugins import apply_filters, call_action, plugin_enabled
-from ..core.queue import Periodic, TaskContext, enqueue_after_commit, enqueue_now
+from ..core.queue import Periodic, enqueue_after_commit, enqueue_now
 from ..core.rest import PaginationSchema, Service, deserialize, json_body, make_partial, paginate
-from ..core.rest.urls import site_rest_url, site_url
+from ..core.rest.urls import site_url
 from ..core.rest.types import (COLUMN_INT, POSITIVE_ID, DateText, DecimalText, IdList, OptionalId, RowId, StrictBoolean,
-                          StrictInt, StrictString, TimeText, bound_check, is_url, money_amount, not_blank, once,
+                          StrictInt, StrictString, TimeText, bound_check, is_url, not_blank, once,
                           url_or_empty, valid_email, valid_timezone)
 from ..core.settings import SettingsError
 from ..components.shop.content import POST_STATUSES, delete_post, local_datetime, set_post_terms, slugify, trash_post, unique_slug
 from ..components.shop.models import Order, OrderItem, Post, PostTerm, Product, Term, User
 from ..components.shop.money import CURRENCY_SYMBOLS, currency_format, format_money, round_money
 from ..core.options import OptionError, OptionSpec, set_option, site_options, site_timezone
-from ..components.shop.orders import PAID_STATUSES, STATUSES as ORDER_STATUSES, create_order, set_order_status
-from ..components.shop.products import current_price, sale_is_active
-from ..core.values import INT_MAX, TRUE_WORDS, FALSE_WORDS, id_in_range, is_digits, parse_bool, parse_decimal
+from ..components.shop.orders import PAID_STATUSES, STATUSES as ORDER_STATUSES, create_order
+from ..components.shop.products import current_price
+from ..core.values import id_in_range, is_digits, parse_decimal
 
 __all__ = [
     # hooks
@@ -65,31 +64,30 @@ __all__ = [
     # cache (with a service view's ``cache="public"``)
     "cached",
     # errors
-    "RestError", "ErrorCode", "InvalidParams", "BAD_REQUEST", "INVALID_PARAM", "INVALID_JSON", "NOT_LOGGED_IN",
-    "FORBIDDEN", "NO_ROUTE", "INTERNAL_ERROR",
+    "RestError", "ErrorCode", "InvalidParams", "NOT_LOGGED_IN", "FORBIDDEN", "NO_ROUTE",
     # REST
-    "Service", "site_url", "site_rest_url", "PaginationSchema", "paginate", "deserialize", "json_body", "make_partial",
+    "Service", "site_url", "PaginationSchema", "paginate", "deserialize", "json_body", "make_partial",
     # schema types and validators
     "StrictBoolean", "StrictInt", "StrictString", "DecimalText", "DateText", "TimeText", "OptionalId", "RowId",
-    "IdList", "COLUMN_INT", "POSITIVE_ID", "money_amount", "not_blank", "is_url", "url_or_empty", "valid_email",
+    "IdList", "COLUMN_INT", "POSITIVE_ID", "not_blank", "is_url", "url_or_empty", "valid_email",
     "valid_timezone", "bound_check", "once",
     # values
-    "parse_bool", "parse_decimal", "id_in_range", "is_digits", "INT_MAX", "TRUE_WORDS", "FALSE_WORDS",
+    "parse_decimal", "id_in_range", "is_digits",
     # auth
     "Identity", "require", "user_can",
     # database
-    "Base", "UTCDateTime", "Money", "utcnow", "get_by_id", "get_or_404", "count_rows",
+    "Base", "UTCDateTime", "utcnow", "get_by_id", "get_or_404", "count_rows",
     # store models and services
     "User", "Post", "Term", "PostTerm", "Product", "Order", "OrderItem",
     "POST_STATUSES", "slugify", "unique_slug", "trash_post", "delete_post", "set_post_terms", "local_datetime",
-    "ORDER_STATUSES", "PAID_STATUSES", "create_order", "set_order_status", "current_price", "sale_is_active",
+    "ORDER_STATUSES", "PAID_STATUSES", "create_order", "current_price",
     # settings: raise SettingsError("key must be ..., not 'x'") for a bad ini value (start-up stops with that line)
     "SettingsError",
     # options and money
     "OptionSpec", "OptionError", "site_options", "set_option", "site_timezone",
     "CURRENCY_SYMBOLS", "currency_format", "format_money", "round_money",
     # tasks
-    "Periodic", "TaskContext", "crontab", "enqueue_after_commit", "enqueue_now",
+    "Periodic", "crontab", "enqueue_after_commit", "enqueue_now",
     # command line
     "CliError", "Parser",
     # metrics (storeplatform_<name>, for Prometheus)
@@ -97,6 +95,5 @@ __all__ = [
     # admin pages
     "AdminPage", "admin_view", "admin_url", "admin_redirect", "form_values", "refuse_form",
     # admin lists and their CSV exports
-    "ListQuery", "list_query", "query_values", "text_contains", "Pager", "page_of", "csv_response", "csv_cell",
-    "export_filename",
+    "list_query", "query_values", "page_of", "csv_response", "export_filename",
 ]
