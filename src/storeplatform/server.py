@@ -65,10 +65,12 @@ def _fit_pool(app, web_threads):
 
 
 def _metrics_across_workers(app, kw):
-    """gunicorn's workers each count their own requests: with the site's metrics on, they write
-    them to ``storeplatform.metrics_dir`` (the app factory chose it before the fork), which this
-    master cleans of the processes that are gone before it forks, and of each worker's gauges
-    when the worker exits (``child_exit``, after the owner's own hook if the section names one)."""
+    """gunicorn's workers each count their own requests: with the site's metrics on and several
+    workers, they write them to ``storeplatform.metrics_dir`` (the app factory chose it before
+    the fork), or by default to ``var/metrics`` beside the ini (made owner-only, chosen here),
+    which this master cleans of the processes that are gone before it forks, and of each
+    worker's gauges when the worker exits (``child_exit``, after the owner's own hook if the
+    section names one)."""
     from .components.observability import metrics
 
     registry = getattr(app, "registry", None)
@@ -76,15 +78,18 @@ def _metrics_across_workers(app, kw):
         return
     if not metrics.settings_of(registry).enabled:
         return
+    # The master serves nothing: its thread writing the batches stops, each worker starts its own.
+    metrics.pause_flushing()
     path = metrics.directory()
     if path is None:
-        # One worker counts alone (as waitress's one process does); several would each count theirs.
+        # One worker counts alone (as waitress's one process does); several share a directory.
         workers = int(kw.get("workers") or os.environ.get("WEB_CONCURRENCY") or 1)
-        if workers > 1:
-            _refuse(f"storeplatform.metrics is on and gunicorn serves with {workers} worker processes, each "
-                    "counting its own requests: set storeplatform.metrics_dir to a directory they share "
-                    "(e.g. %(here)s/var/metrics)")
-        return
+        if workers <= 1:
+            return
+        try:
+            path = metrics.shared_directory(registry)
+        except ValueError as exc:
+            _refuse(str(exc))
     metrics.clean_directory(path)
     theirs = kw.get("child_exit")
     if theirs is not None and not callable(theirs):

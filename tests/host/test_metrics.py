@@ -2,8 +2,11 @@
 allowed peers, the bearer token, never a forged X-Forwarded-For), what each request, statement,
 task and pool checkout counts, labels that stay bounded whatever clients send, the settings'
 one-line errors, the plugin API's declarations and scrape-time gauges, and the Grafana dashboard
-querying only metrics the site exposes. tests/served/test_metrics_served.py counts across
-gunicorn's processes and the standalone worker."""
+querying only metrics the site exposes. Issue #38: the series of known label values at 0 from
+the start, the pool's gauges under the kind the process is, a forked process writing its batches
+every second, and gunicorn with several workers sharing var/metrics (owner-only) when no
+metrics_dir is set. tests/served/test_metrics_served.py counts across gunicorn's processes and
+the standalone worker."""
 import json
 import re
 import threading
@@ -218,6 +221,7 @@ def test_a_batch_exposes_what_prometheus_client_observing_one_at_a_time_does():
     from prometheus_client import Counter as PlainCounter
     from prometheus_client import Histogram as PlainHistogram
 
+    metrics.install()  # the backend of the kernel's declarations (a site with metrics on sets it too)
     rng = random.Random(29)
     amounts = [rng.choice([0, 0.0025, 0.003, 10.0, 11.0, 1e9, -1.0]) if rng.random() < 0.2 else rng.expovariate(20)
                for _ in range(2000)]
@@ -322,27 +326,182 @@ def test_cleaning_the_directory_keeps_live_processes_and_drops_gone_ones(tmp_pat
         alive.wait()
 
 
-def test_gunicorn_refuses_metrics_without_a_shared_directory(database, tmp_path):
-    """Each worker would count its own requests: start-up stops with one line naming the key."""
+def test_every_series_of_a_known_label_value_exists_at_0_from_the_start(make_site):
+    """The pool's waits and time-outs of both kinds of process, the failed reads of each
+    scrape-time gauge and the runs of each task exist before anything happened: a dashboard's
+    panel shows 0, not "No data", on a site that never waited."""
+    from storeplatform.api import hookimpl
+
+    class Plugin:
+        @hookimpl
+        def storeplatform_includeme(config):
+            config.add_scrape_gauge("test_at_zero", "A value.", lambda registry: 1)
+
+    make_site(plugins=[Plugin], **ON, **{"storeplatform.plugins": "thirdparty_tasks"})
+    metrics.flush()
+    for name, labels in [("storeplatform_db_pool_waits_total", {"process": "web"}),
+                         ("storeplatform_db_pool_waits_total", {"process": "worker"}),
+                         ("storeplatform_db_pool_timeouts_total", {"process": "web"}),
+                         ("storeplatform_db_pool_timeouts_total", {"process": "worker"}),
+                         ("storeplatform_db_pool_size", {"process": "worker"}),
+                         ("storeplatform_db_pool_checked_out", {"process": "worker"}),
+                         ("storeplatform_metrics_scrape_errors_total", {"gauge": "storeplatform_tasks_pending"}),
+                         ("storeplatform_metrics_scrape_errors_total", {"gauge": "storeplatform_test_at_zero"}),
+                         ("storeplatform_task_runs_total", {"task": "thirdparty_tasks.record", "outcome": "error"}),
+                         ("storeplatform_task_duration_seconds_count", {"task": "thirdparty_tasks.record"})]:
+        assert metrics.REGISTRY.get_sample_value(name, labels) is not None, (name, labels)
+
+
+def test_the_pool_gauges_are_those_of_the_kind_the_process_is_now(make_site):
+    """A standalone worker sizes its pool before it says it is a worker: its pool is counted as
+    a worker's only, not a web process's too (the gauges are written under the kind the
+    process is when they are written)."""
+    from storeplatform.components.observability import observers
+
+    site = make_site(**ON)
+    site.app.get("/api/store/v1/products", headers=site.headers_for("administrator"))
+    pool = site.engine.pool
+    assert sample("storeplatform_db_pool_size", process="web") == pool.size() > 0
+    try:
+        observers.set_kind("worker")
+        assert sample("storeplatform_db_pool_size", process="worker") == pool.size()
+        assert sample("storeplatform_db_pool_size", process="web") == 0
+        assert sample("storeplatform_db_pool_checked_out", process="web") == 0
+    finally:
+        observers.set_kind("web")
+    assert sample("storeplatform_db_pool_size", process="web") == pool.size()
+    assert sample("storeplatform_db_pool_size", process="worker") == 0
+
+
+FORKED = """
+import os, sys, time
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.multiprocess import MultiProcessCollector
+from storeplatform.components.observability import metrics
+from storeplatform.core.metrics import counter
+
+metrics.install()
+metrics.write_to_directory(sys.argv[1])
+counted = counter("test_forked", "Counted in a forked child.")
+metrics.pause_flushing()  # as a gunicorn master does before it forks its workers
+pid = os.fork()
+if pid == 0:
+    counted.inc(3)
+    time.sleep(metrics.FLUSH_SECONDS * 1.6)  # no flush called: the child's own thread writes
+    os._exit(0)  # no exit handler either (what SIGKILL does)
+os.waitpid(pid, 0)
+values = CollectorRegistry()
+MultiProcessCollector(values, sys.argv[1])
+print(generate_latest(values).decode())
+"""
+
+
+def test_a_forked_process_writes_its_batches_every_second(tmp_path):
+    """A gunicorn worker, forked from the master that chose the directory, starts its own
+    thread writing its batches: another process's scrape sees its counts a second later, not
+    only when the worker answers a scrape or exits."""
     import subprocess
     import sys
 
+    proc = subprocess.run([sys.executable, "-c", FORKED, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "storeplatform_test_forked_total 3.0" in proc.stdout.splitlines(), proc.stdout
+
+
+def test_the_default_directory_is_made_owner_only(tmp_path):
+    import os
+
+    from storeplatform.components.observability import multiprocess
+
+    path = tmp_path / "var" / "metrics"
+    old = os.umask(0o022)
+    try:
+        assert multiprocess.owner_only(str(path)) == str(path)
+    finally:
+        os.umask(old)
+    assert path.stat().st_mode & 0o777 == 0o700
+    path.chmod(0o755)  # made before by hand: made owner-only again
+    multiprocess.owner_only(str(path))
+    assert path.stat().st_mode & 0o777 == 0o700
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    with pytest.raises(ValueError) as raised:
+        multiprocess.owner_only(str(blocked / "var" / "metrics"))
+    assert str(raised.value).startswith(f"storeplatform.metrics_dir is not set and its default {blocked}/var/metrics "
+                                        "cannot be made owner-only") and "\n" not in str(raised.value)
+
+
+def test_gunicorn_with_several_workers_shares_a_default_directory_under_var(database, tmp_path):
+    """development.ini turned to gunicorn with 2 workers, no metrics_dir: the workers write to
+    var/metrics beside the ini, made owner-only, and one scrape counts both workers' requests."""
+    import http.client
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
     from storeplatform.testing import cli_environ, free_port, queue_url
 
-    text = (ROOT / "config" / "production.ini").read_text()
-    text = re.sub(r"^storeplatform\.metrics_dir = .*\n", "", text, flags=re.M)
-    ini = tmp_path / "site.ini"
+    text = (ROOT / "development.ini").read_text()
+    assert not re.search(r"^storeplatform\.metrics_dir", text, flags=re.M)
+    text, count = re.subn(r"^use = egg:storeplatform#waitress$", "use = egg:storeplatform#gunicorn\nworkers = 2",
+                          text, flags=re.M)
+    assert count == 1
+    ini = tmp_path / "development.ini"
     ini.write_text(text)
     env = {**cli_environ(), "STOREPLATFORM_DATABASE_URL": database.url, "STOREPLATFORM_HUEY_URL": queue_url(tmp_path),
            "STOREPLATFORM_SECRET": database.secret}
-    pserve = str(Path(sys.executable).with_name("pserve"))
-    proc = subprocess.run([pserve, "-q", str(ini), f"http_port={free_port()}"], env=env, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 1, (proc.returncode, proc.stderr)
-    errors = [line for line in proc.stderr.splitlines() if "error" in line.lower()]
-    assert len(errors) == 1 and errors[0].startswith("storeplatform: error: storeplatform.metrics is on and "
-                                                     "gunicorn serves with 4 worker processes"), proc.stderr
-    assert "storeplatform.metrics_dir" in errors[0] and "Traceback" not in proc.stderr
+    port = free_port()
+    log = tmp_path / "server.log"
+
+    def get(path):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            conn.request("GET", path)
+            res = conn.getresponse()
+            return res.status, res.read().decode()
+        finally:
+            conn.close()
+
+    with open(log, "wb") as out:
+        server = subprocess.Popen([str(Path(sys.executable).with_name("pserve")), str(ini), f"http_port={port}"],
+                                  env=env, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            assert server.poll() is None, log.read_text()
+            try:
+                if get("/readyz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
+        directory = tmp_path / "var" / "metrics"
+        assert directory.is_dir() and directory.stat().st_mode & 0o777 == 0o700
+        _, before = get("/metrics")
+        for _ in range(20):  # a connection each: both workers answer some
+            assert get("/healthz")[0] == 200
+        time.sleep(metrics.FLUSH_SECONDS * 1.5)
+        status, after = get("/metrics")
+        assert status == 200, after
+
+        def healthz(text):
+            return sum(s.value for family in text_string_to_metric_families(text) for s in family.samples
+                       if s.name == "storeplatform_http_requests_total" and s.labels["route"] == "healthz")
+
+        assert healthz(after) - healthz(before) == 20
+        pids = {int(p.stem.rsplit("_", 1)[1]) for p in directory.glob("counter_*.db")}
+        assert len(pids - {server.pid}) == 2, pids
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(10)
+    assert "Traceback" not in log.read_text(), log.read_text()
 
 
 def test_the_grafana_dashboard_queries_only_metrics_the_site_exposes(make_site):

@@ -13,6 +13,11 @@ ALREADY_IN = CHECKINS.labels("already_in").inc
 _REFUSED = {INVALID_TICKET: "invalid", WRONG_EVENT: "wrong_event", CANCELLED_TICKET: "cancelled"}
 
 
+# Every series exists, at 0, from the start (a dashboard's panel shows 0, not "No data").
+for _result in ("checked_in", "already_in", *_REFUSED.values()):
+    CHECKINS.labels(_result)
+
+
 def check_in_refused(error):
     """A check-in refused with ``error`` (a catalogue entry)."""
     CHECKINS.labels(_REFUSED.get(error, "refused")).inc()
@@ -29,6 +34,8 @@ FAILED = DELIVERIES.labels("failed").inc
 DELIVERY_SECONDS = histogram("events_webhook_delivery_seconds", "Time of a webhook delivery's HTTP attempt, "
                              "all redirect hops together.",
                              buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0))
+for _outcome in ("delivered", "failed", "skipped", "abandoned"):
+    DELIVERIES.labels(_outcome)
 DISABLED = counter("events_webhooks_disabled", "Webhooks disabled by their consecutive failed deliveries.")
 
 

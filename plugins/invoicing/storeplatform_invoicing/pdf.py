@@ -37,6 +37,10 @@ RENDERED = counter("invoicing_pdfs_rendered", "PDF documents rendered, by docume
 RENDER_SECONDS = histogram("invoicing_pdf_render_seconds", "Time to render a PDF document (reportlab), by "
                            "document type; waiting for the process's one renderer not included.", ("type",),
                            buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0))
+# Every series exists, at 0, from the start (a dashboard's panel shows 0, not "No data").
+for _kind in (*TITLES, "other"):
+    RENDERED.labels(_kind)
+    RENDER_SECONDS.labels(_kind)
 
 
 def billing_lines(billing):

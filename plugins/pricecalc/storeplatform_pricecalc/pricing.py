@@ -148,6 +148,10 @@ CALCULATIONS = counter("pricecalc_calculations", "Price calculations computed, b
                        "(priced, refused: missing or invalid measurements). An answer the host's cache gives "
                        "again is not computed: the requests of route pricecalc/v1:calculate count those.",
                        ("calculator", "outcome"))
+# Every series exists, at 0, from the start (a dashboard's panel shows 0, not "No data").
+for _kind in (*CALCULATOR_TYPES, "other"):
+    for _outcome in ("priced", "refused"):
+        CALCULATIONS.labels(_kind, _outcome)
 
 
 def calculate(calc, price_source, measurements, fmt, now):

@@ -41,7 +41,7 @@ from ..core.db.counts import count_rows
 from ..core.db.types import UTCDateTime, utcnow
 from ..core.errors import FORBIDDEN, NO_ROUTE, NOT_LOGGED_IN, ErrorCode, InvalidParams, RestError
 from ..core.hookspecs import hookimpl, hookspec
-from ..components.observability.metrics import counter, histogram
+from ..core.metrics import counter, histogram
 from ..core.plugins import apply_filters, call_action, plugin_enabled
 from ..core.queue import Periodic, enqueue_after_commit, enqueue_now
 from ..core.rest import PaginationSchema, Service, deserialize, json_body, make_partial, paginate

@@ -11,7 +11,9 @@ and the kernel then does nothing for it: metrics and traces switched off cost no
   sent with a task) and ``span(name, carrier, request_id)`` (a context manager around a task's
   run).
 
-The database pool has its own: ``storeplatform.core.db.pool.SitePool.metrics``.
+The database pool has its own: ``storeplatform.core.db.pool.SitePool.metrics``. The metrics
+the kernel and plugins count themselves are declared in ``storeplatform.core.metrics`` (no-ops
+until the observability component sets their backend).
 """
 REQUEST = "observe.request"
 TASK = "observe.task"

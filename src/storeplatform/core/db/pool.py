@@ -54,9 +54,10 @@ class SitePool(QueuePool):
     reconnection per request for the transactions of their own), and resizable before the
     process serves."""
 
-    # What the site's metrics are told (``storeplatform.components.observability.metrics.PoolObserver``) when they are on:
-    # the pool's state after each checkout and check-in (rare: a web thread keeps its
-    # connection), and the checkouts that waited or timed out.
+    # What the site's metrics are told when they are on (the observability component's
+    # ``observers.PoolObserver``): which pool changed after each checkout and check-in (rare: a
+    # web thread keeps its connection; its size and checkouts are read once a second), and the
+    # checkouts that waited or timed out.
     metrics = None
 
     def __init__(self, *args, **kwargs):
