@@ -4,7 +4,9 @@ same reportlab platypus document for the regenerate route. No database, no authe
 no validation: what is left is Pyramid and the server, on the same gunicorn settings.
 
 Served by ``pserve bare.ini`` with ``use = call:bare:make_app`` and ``answers = FILE`` (the JSON
-file ``run.py`` writes).
+file ``run.py`` writes). A route recorded with ``if_none_match`` (the revalidation row: the same
+path as another route, answered 304) is matched first, by that header, and answers its 304 as
+ours did: no body.
 
 For floors.py, a route may name a ``floor``: database work the view does before it answers, the
 least that any exact answer of ours must do, on libpq itself with nothing of ours around it
@@ -28,6 +30,10 @@ from pyramid.response import Response
 def _canned(answer):
     body = base64.b64decode(answer["body"])
     headers = [(k, v) for k, v in answer["headers"]]
+    if answer["status"] == 304:  # no body, no Content-Length, as ours
+        def view(request):
+            return Response(status=answer["status"], headerlist=list(headers))
+        return view
 
     def view(request):
         return Response(body=body, status=answer["status"], headerlist=list(headers))
@@ -107,9 +113,12 @@ def make_app(global_conf, answers, database_url=None, **settings):
     with open(answers, encoding="utf-8") as f:
         recorded = json.load(f)
     config = Configurator()
-    for n, route in enumerate(recorded["routes"]):
+    # Routes are tried in the order they are added: the conditional ones first.
+    ordered = sorted(enumerate(recorded["routes"]), key=lambda item: not item[1].get("if_none_match"))
+    for n, route in ordered:
         name = f"r{n}"
-        config.add_route(name, route["path"], request_method=route["method"])
+        predicates = {"header": "If-None-Match"} if route.get("if_none_match") else {}
+        config.add_route(name, route["path"], request_method=route["method"], **predicates)
         document = route.get("render")
         view = _rendering(route["answer"], document) if document else _canned(route["answer"])
         if route.get("floor"):

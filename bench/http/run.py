@@ -7,9 +7,14 @@ organizers, 20 categories; tickets; a demo-like area calculator; 20-line orders 
 serves it with the ``[server:main]`` gunicorn section of config/production.ini (2 sync workers),
 serves beside it a bare Pyramid app (bare.py) that answers each route with the very bytes and
 headers the site answered, on the same gunicorn settings, and drives both with wrk
-(``-t2 -c16``), alternating ours and bare. Every answer must be 2xx with the sampled body size.
-Prints the table of issue #12 with the ratios and whether each goal is met; the webhook worker
-row comes from webhooks.py.
+(``-t2 -c16``), alternating ours and bare. Every answer must be 2xx with the sampled body size
+(the revalidation row's: 304 with no body). Prints the table of issue #12 with the ratios and
+whether each goal is met; the webhook worker row comes from webhooks.py.
+
+The ``revalidate`` row (issue #39 item 4) is the events row's GET sent again with the ETag our
+site answered it with (If-None-Match), which both sides answer 304 with no body: ours from the
+generations every request reads and the tag the cache kept, without the view; the bare app from
+a route that matches the header. Once conditional requests exist, the cheapest answer there is.
 
 The seeded database (``storeplatform_bench`` on the local PostgreSQL) is kept between runs and
 topped up with fresh tickets; ``--reseed`` starts it anew.
@@ -55,7 +60,7 @@ TICKETS_PER_ORDER = 10_000
 
 # name, goal, kind ("rps": ours/bare requests per second; "time": ours/bare time per request)
 GOALS = {
-    "events": (0.30, "rps"), "checkin": (0.40, "rps"), "calculate": (0.50, "rps"),
+    "events": (0.30, "rps"), "revalidate": (0.60, "rps"), "checkin": (0.40, "rps"), "calculate": (0.50, "rps"),
     "document": (0.50, "rps"), "pdf": (0.50, "rps"), "regenerate": (1.20, "time"), "webhooks": (0.70, "rps"),
 }
 
@@ -275,15 +280,30 @@ def use_tickets(used):
 # --- the routes -----------------------------------------------------------------------------------
 
 class Route:
+    """``revalidate``: sent with If-None-Match naming the ETag of the route's answer (found when
+    it is sampled), every answer a 304."""
+
     def __init__(self, name, label, method, path, auth=None, body=None, template=None, size_slack=0,
-                 render=False):
+                 render=False, revalidate=False):
         self.name, self.label, self.method, self.path = name, label, method, path
         self.auth, self.body, self.template = auth, body, template
-        self.size_slack, self.render = size_slack, render
+        self.size_slack, self.render, self.revalidate = size_slack, render, revalidate
         self.answer = None
+        self.etag = None
+
+    @property
+    def statuses(self):
+        """The lowest and highest status every answer must have."""
+        return (304, 304) if self.revalidate else (200, 299)
 
     def headers(self):
         headers = {}
+        if self.revalidate:
+            # One site URL on every side (it is part of the tag): --compare-metrics serves our
+            # site twice, on two ports.
+            headers["Host"] = "127.0.0.1"
+        if self.etag:
+            headers["If-None-Match"] = self.etag
         if self.auth:
             token = base64.b64encode(f"{self.auth[0]}:{self.auth[1]}".encode()).decode()
             headers["Authorization"] = f"Basic {token}"
@@ -298,6 +318,8 @@ def routes(state):
     return [
         Route("events", "GET events/v1/events?per_page=100&_embed=1", "GET",
               "/api/events/v1/events?per_page=100&_embed=1"),
+        Route("revalidate", "GET events/v1/events?per_page=100&_embed=1 again with its ETag (304)", "GET",
+              "/api/events/v1/events?per_page=100&_embed=1", revalidate=True),
         Route("checkin", "POST events/v1/checkin (fresh ticket each time)", "POST", "/api/events/v1/checkin",
               auth=manager, template='{"ticket_code":"%s"}', size_slack=8),
         Route("calculate", "POST pricecalc/v1/calculate (area, tiers)", "POST", "/api/pricecalc/v1/calculate",
@@ -319,8 +341,14 @@ SKIPPED_HEADERS = {"date", "server", "content-length", "connection", "transfer-e
 def sample(base, route, codes):
     """Our answer to one request of the route: what the bare app will answer."""
     body = route.template % codes.pop(0) if route.template else route.body
+    if route.revalidate:
+        first = requests.request(route.method, base + route.path, data=body, headers=route.headers(), timeout=60)
+        route.etag = first.headers.get("ETag")
+        if first.status_code != 200 or not route.etag:
+            raise SystemExit(f"{route.label}: {first.status_code} with no ETag to revalidate")
     res = requests.request(route.method, base + route.path, data=body, headers=route.headers(), timeout=60)
-    if not 200 <= res.status_code < 300:
+    low, high = route.statuses
+    if not low <= res.status_code <= high:
         raise SystemExit(f"{route.label}: {res.status_code} {res.text[:300]}")
     route.answer = {"status": res.status_code, "body": base64.b64encode(res.content).decode(),
                     "headers": [(k, v) for k, v in res.raw.headers.items() if k.lower() not in SKIPPED_HEADERS],
@@ -365,6 +393,12 @@ def wrk_script(route, codes_file, threads, path):
                        "@TEMPLATE@": lua_string(route.template or ""), "@THREADS@": str(threads),
                        "@MIN_SIZE@": str(size - route.size_slack), "@MAX_SIZE@": str(size + route.size_slack)}.items():
         text = text.replace(key, value)
+    low, high = route.statuses
+    if (low, high) != (200, 299):
+        status_check = "status < 200 or status > 299"
+        if status_check not in text:
+            raise SystemExit(f"wrk.lua.in no longer checks statuses with {status_check!r}")
+        text = text.replace(status_check, f"status < {low} or status > {high}")
     path.write_text(text)
     return path
 
@@ -399,7 +433,7 @@ def measure(route, ours, bare, args, work, both_sites=False, masters=None):
                 use_tickets(result["used"] * args.threads)
             if result["wrong"] or result["requests"] == 0:
                 raise SystemExit(f"{route.label} ({side}): {result['wrong']} of {result['requests']} answers were "
-                                 f"not 2xx with the sampled body size")
+                                 f"not {'304' if route.revalidate else '2xx'} with the sampled body size")
             totals[side].append(result)
     out = {}
     for side, results in totals.items():
@@ -597,7 +631,8 @@ def main():
             recorded = {"routes": []}
             for route in measured:
                 sample(ours, route, codes)
-                entry = {"method": route.method, "path": route.path.split("?")[0], "answer": route.answer}
+                entry = {"method": route.method, "path": route.path.split("?")[0], "answer": route.answer,
+                         "if_none_match": route.revalidate}
                 if route.render:
                     entry["render"] = document_to_render(ours, state)
                 recorded["routes"].append(entry)

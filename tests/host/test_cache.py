@@ -284,3 +284,36 @@ def test_the_process_cache_drops_its_oldest_entries_first_within_its_caps():
     assert (cache.get("d"), cache.get("e"), cache.bytes) == (None, (6,), 50)
     cache.put("e", 7, 20)
     assert (cache.get("e"), cache.bytes) == ((7,), 20)  # a key filed again replaces its value
+
+
+def test_a_cached_value_holds_records_never_the_sessions_instances(site):
+    """An ORM instance in a @cached value would be handed to every thread of the process: under
+    the test suite it is an error naming the function; its record (``record_of``) is kept."""
+    from storeplatform.api import Product, record_of
+    from storeplatform.core.cache import SharedInstance
+
+    @cached
+    def product_row(session, product_id):
+        return session.get(Product, product_id)
+
+    @cached
+    def product_rows(session, product_id):
+        return {"rows": [(1, session.get(Product, product_id))]}
+
+    @cached
+    def product_record(session, product_id):
+        return record_of(session.get(Product, product_id))
+
+    with site.session() as s:
+        lamp = Product(name="Lamp", meta={})
+        s.add(lamp)
+        s.flush()
+        lamp_id = lamp.id
+    with site.session() as s:
+        for kept in (product_row, product_rows):
+            with pytest.raises(SharedInstance, match=r"product_rows?\b.*returned Product instance.*record_of"):
+                kept(s, lamp_id)
+        record = product_record(s, lamp_id)
+        assert record.name == "Lamp" and record.id == lamp_id and product_record(s, lamp_id) is record
+        with pytest.raises(AttributeError):
+            record.name = "Other"

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import bindparam, select
 
-from storeplatform.api import Product, cached, id_in_range, user_can
+from storeplatform.api import Product, cached, id_in_range, record_of, user_can
 
 from .errors import INVALID_PRODUCT
 from .models import Calculator
@@ -26,13 +26,10 @@ def load_with_calculators(session, ids):
 
 @cached
 def _with_calculators(session, ids):
+    # Records, not the session's instances: the cache hands them to every request of the
+    # process, on any thread.
     rows = session.execute(_PRODUCTS_WITH_CALCULATORS, {"ids": list(ids)}).all()
-    for row in rows:
-        for instance in row:
-            if instance is not None:
-                # Shared by the requests the cache serves them to, which only read them.
-                session.expunge(instance)
-    return {product.id: (product, calc) for product, calc in rows}
+    return {product.id: (record_of(product), record_of(calc)) for product, calc in rows}
 
 
 def visible(request, product):
@@ -44,9 +41,9 @@ class Applicable:
     """What a route works on: the ``product`` it names, the ``price_source`` whose current price
     applies (the variation when one is named) and the enabled ``calculator`` that applies."""
 
-    product: Product
-    price_source: Product
-    calculator: Calculator
+    product: object  # records (``record_of``) of a Product, a Product and a Calculator
+    price_source: object
+    calculator: object
 
 
 def applicable(request, product_id, variation_id=None, *, variation_as_product=False):

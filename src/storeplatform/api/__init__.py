@@ -38,6 +38,7 @@ from ..core.cache import cached
 from ..core.cli import CliError, Parser
 from ..core.db import Base, get_by_id, get_or_404, hooks_of
 from ..core.db.counts import count_rows
+from ..core.db.records import record_of
 from ..core.db.types import UTCDateTime, utcnow
 from ..core.errors import FORBIDDEN, NO_ROUTE, NOT_LOGGED_IN, ErrorCode, InvalidParams, RestError
 from ..core.hookspecs import hookimpl, hookspec
@@ -61,8 +62,8 @@ from ..core.values import id_in_range, is_digits, parse_decimal
 __all__ = [
     # hooks
     "hookimpl", "hookspec", "apply_filters", "call_action", "hooks_of", "plugin_enabled",
-    # cache (with a service view's ``cache="public"``)
-    "cached",
+    # cache (with a service view's ``cache="public"``; a kept value holds records, never ORM instances)
+    "cached", "record_of",
     # errors
     "RestError", "ErrorCode", "InvalidParams", "NOT_LOGGED_IN", "FORBIDDEN", "NO_ROUTE",
     # REST

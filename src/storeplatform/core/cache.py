@@ -17,19 +17,22 @@ text, a filter hook a plugin implements (it may depend on anything), an answer t
 cookie. What depends on the clock beyond the date names the part of the state it asks
 (``note_state``): a computation that asked whether a sale is active is keyed by the sale windows
 open at the time (``store.products.sale_epoch``).
+
+The answers of services are kept, tagged and revalidated by ``storeplatform.core.kept_answers``
+on this module's ``cached_call``.
 """
 import contextvars
 import logging
 import threading
 from zoneinfo import ZoneInfo
 
-from pyramid.response import Response
 from sqlalchemy import event
 from sqlalchemy.sql import visitors
 from sqlalchemy.sql.elements import TextClause
 from sqlalchemy.sql.schema import Table
 
 from .db.generations import EVERYTHING, generation, generation_tables, stored_options, written_tables
+from .db.records import is_orm_instance
 from .db.types import utcnow
 
 log = logging.getLogger(__name__)
@@ -237,11 +240,14 @@ def _wrote_any(session, tables):
     return bool(written) and (EVERYTHING in written or not written.isdisjoint(tables))
 
 
-def cached_call(session, kind, key, compute, reading=None, size_of=lambda value: 0, keep=lambda value: True):
+def cached_call(session, kind, key, compute, reading=None, size_of=lambda value: 0, keep=lambda value: True,
+                finish=None):
     """``compute()``, or the value a computation of route or function ``kind`` kept under the
     same ``key`` (its input) at the same site state. ``reading``: the recording already under
     way for it (a view's, from its first validator); ``keep(value)``: whether this value may be
-    kept (a view's answer that is not a plain success is answered, not kept)."""
+    kept (a view's answer that is not a plain success is answered, not kept); ``finish(session,
+    key, value, learned, state)``: the value to keep and answer in its place, given what it is
+    filed under (a view's answer gets its tag)."""
     try:
         hash(key)
     except TypeError:  # an input the host cannot key (an object a validator made): never kept
@@ -268,7 +274,10 @@ def cached_call(session, kind, key, compute, reading=None, size_of=lambda value:
         value = compute()
     learned = cache.learn(session, kind, reading)
     if learned.refused is None and keep(value) and not _wrote_any(session, learned.tables):
-        cache.put((kind, key, _site_state(session, learned)), value, size_of(value))
+        state = _site_state(session, learned)
+        if finish is not None:
+            value = finish(session, key, value, learned, state)
+        cache.put((kind, key, state), value, size_of(value))
     return value
 
 
@@ -276,94 +285,54 @@ def cached(function):
     """Declares that ``function(session, *args)`` may be kept: the host keeps its value per
     process and knows when it no longer holds (see the module's text). Its arguments after the
     session must be hashable; it must return the same value for the same arguments and site
-    state (rows, options, date), and a value its callers only read."""
+    state (rows, options, date), and a value its callers only read, safe to hand to any thread:
+    values and records (``db.records.record_of``), never the session's ORM instances (under the
+    test suite one is an error)."""
     name = f"{function.__module__}.{function.__qualname__}"
 
     def call(session, *args):
-        return cached_call(session, name, args, lambda: function(session, *args))
+        def compute():
+            value = function(session, *args)
+            if session.info["registry"].settings.get(STRICT_SETTING):
+                _refuse_instances(name, value)
+            return value
+
+        return cached_call(session, name, args, compute)
 
     call.__wrapped__ = function
     call.__name__, call.__doc__, call.__qualname__ = function.__name__, function.__doc__, function.__qualname__
     return call
 
 
-# --- answers of services ------------------------------------------------------------------------
-
-class KeptAnswer:
-    """A view's answer as it leaves the view: status, headers, body."""
-    __slots__ = ("status", "headerlist", "body")
-
-    def __init__(self, status, headerlist, body):
-        self.status, self.headerlist, self.body = status, headerlist, body
-
-    def response(self):
-        return Response(body=self.body, status=self.status, headerlist=list(self.headerlist))
+class SharedInstance(TypeError):
+    """A ``@cached`` value holding an ORM instance (raised under the test suite)."""
 
 
-def caller_of(request):
-    """Who is asking, as far as an answer may depend on it: anonymous callers share answers."""
-    identity = request.identity
-    if identity is None:
+def _refuse_instances(name, value, depth=0):
+    """An ORM instance in ``value`` (itself, or in a tuple, list, set or dict, a few levels
+    deep): the cache would hand the session's instance to every thread of the process."""
+    if is_orm_instance(value):
+        raise SharedInstance(f"{name} returned {type(value).__name__} instance: a @cached value is shared by every "
+                             f"request of the process; return record_of(instance) or plain values")
+    if depth < 6:
+        items = value.items() if isinstance(value, dict) else value if isinstance(value, (tuple, list, set, frozenset)) \
+            else ()
+        for item in items:
+            _refuse_instances(name, item, depth + 1)
+
+
+def kept_state(session, kind):
+    """(learned, state): what route or function ``kind`` was seen to read and the site state its
+    values are filed under now; None when none of its values can be found (not seen in this
+    process yet, not kept, or this transaction wrote what it reads)."""
+    learned = process_cache(session.info["registry"])._learned.get(kind)
+    if learned is None or learned.refused is not None or _wrote_any(session, learned.tables):
         return None
-    user = identity.user
-    return user.id, user.role, identity.method, getattr(identity, "key_permissions", None)
+    return learned, _site_state(session, learned)
 
 
-def frozen(value):
-    """A hashable form of validated input (dicts, lists, sets of plain values)."""
-    if isinstance(value, dict):
-        return tuple(sorted((k, frozen(v)) for k, v in value.items()))
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return tuple(frozen(v) for v in value)
-    return value
+def read_generations(session, kind):
+    """{generation: value as this transaction read it} of what ``kind`` was seen to read."""
+    learned = process_cache(session.info["registry"])._learned.get(kind)
+    return {} if learned is None else {name: generation(session, name) for name in learned.generations}
 
-
-def reading_validator(request, **kwargs):
-    """A cached view's first validator: what the request reads from here on is recorded (the
-    rows its validators load are rows its answer may be made of)."""
-    request.environ[_READING_ENVIRON] = start_reading()
-
-
-_READING_ENVIRON = "storeplatform.cache.reading"
-
-
-def cached_answers(view, route_name):
-    """``view`` (an answering view: it returns a Response) with its answers kept."""
-    kinds = {}
-
-    def answer(request):
-        reading = request.environ.pop(_READING_ENVIRON, None) or start_reading()
-        method = request.method
-        kind = kinds.get(method) or kinds.setdefault(method, f"{method} {route_name}")
-        try:
-            key = (request.query_string, frozen(request.validated), request.application_url, caller_of(request))
-            kept = cached_call(request.db, kind, key, lambda: _keepable(view(request)), reading=reading,
-                               size_of=_body_size, keep=_is_kept_answer)
-        finally:
-            stop_reading()
-        return kept.response() if type(kept) is KeptAnswer else kept.response
-
-    return answer
-
-
-class _Unkept:
-    __slots__ = ("response",)
-
-    def __init__(self, response):
-        self.response = response
-
-
-def _keepable(response):
-    """The answer to keep, or (wrapped, so that it is not kept) one that is not a plain success
-    or that sets a cookie."""
-    if response.status_code >= 300 or "Set-Cookie" in response.headers:
-        return _Unkept(response)
-    return KeptAnswer(response.status, tuple(response.headerlist), response.body)
-
-
-def _is_kept_answer(value):
-    return type(value) is KeptAnswer
-
-
-def _body_size(value):
-    return len(value.body) if type(value) is KeptAnswer else 0

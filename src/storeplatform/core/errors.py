@@ -64,6 +64,8 @@ NO_ROUTE = ErrorCode(404, "rest_no_route", "No route was found matching the URL 
 METHOD_NOT_ALLOWED = ErrorCode(405, "rest_method_not_allowed", "Method not allowed.")
 NOT_ACCEPTABLE = ErrorCode(406, "rest_not_acceptable", "The requested representation is not available.")
 CONFLICT = ErrorCode(409, "rest_conflict", "The request conflicts with the current state of the data.")
+PRECONDITION_FAILED = ErrorCode(412, "rest_precondition_failed",
+                                "The resource is no longer as the request's precondition says: read it again.")
 REQUEST_TOO_LARGE = ErrorCode(413, "rest_request_too_large", "The request body is too large.")
 UNSUPPORTED_MEDIA_TYPE = ErrorCode(415, "rest_unsupported_media_type", "The request body's type is not supported.")
 INTERNAL_ERROR = ErrorCode(500, "rest_internal_error", "The server could not handle the request.")

@@ -15,12 +15,13 @@ from pyramid.exceptions import ConfigurationError
 from cornice import Service as CorniceService
 
 from ..auth.capabilities import require
-from ..cache import cached_answers, reading_validator
 from ..db import READ_ONLY_VIEWS
+from ..kept_answers import cached_answers, reading_validator
 from ..values import id_in_range
 from .answers import answered
 from .index import PLACEHOLDER, namespace_index
 from .namespaces import NAMESPACES_KEY, Namespace
+from .preconditions import precondition_validator, verified
 from .schema import deserialize, json_body, query_cstruct
 
 
@@ -39,6 +40,8 @@ class Service:
     POST that only computes, such as a price: its session refuses writes and, on a database
     server, runs without a transaction, as GET's does) and ``cache`` (``"public"``: its answers
     may be kept by the host, ``storeplatform.cache``; a GET's, HEAD's or a ``read_only`` view's).
+    A GET's kept answers carry an ETag and answer If-None-Match; the service's writes then take
+    If-Match, If-None-Match and If-Unmodified-Since (``rest/preconditions.py``).
     """
 
     def __init__(self, namespace, path, *, name=None, description=""):
@@ -87,6 +90,9 @@ class RestService(CorniceService):
         self.namespace = namespace
         self.docs = {}
         self.read_only_methods = set()
+        # (validators, kept_answer, cache kind) of the GET whose answers carry an ETag: what the
+        # service's writes compare their preconditions with.
+        self.tagged_read = None
 
     def add_view(self, method, view, *, permission=None, query=None, body=None, body_reader=None, bind=None,
                  response=None, permission_description=None, read_only=False, cache=None, **kwargs):
@@ -105,12 +111,23 @@ class RestService(CorniceService):
         }
         validators = [_path_validator(integer_path_params(self.path)), _permission_validator(permission),
                       _schema_validator(query, body, body_reader or json_body, bind)]
+        view_name = f"{view.__module__}.{getattr(view, '__qualname__', type(view).__qualname__)}"
         view = answered(view)
         if cache:
+            view = cached_answers(view, self.name, method, view_name)
+            if method == "GET":
+                self.tagged_read = (tuple(validators), view.kept_answer, view.kind)
             validators.insert(0, reading_validator)
-            view = cached_answers(view, self.name)
+        elif method in WRITES and not read_only:
+            # After the permission (who may not write learns nothing of the resource), before the
+            # body is read (RFC 9110 13.2.1).
+            validators.insert(2, precondition_validator(self))
+            view = verified(view)
         kwargs.setdefault("permission", None)
         super().add_view(method, view, validators=validators, **kwargs)
+
+
+WRITES = ("PUT", "PATCH", "POST", "DELETE")
 
 
 def _permission_validator(permission):
