@@ -217,7 +217,7 @@ def test_attendee_search_can_be_served_by_the_trigram_index_on_postgresql(evt):
     from sqlalchemy import select
 
     from storeplatform_events.models import Attendee
-    from storeplatform_events.views.attendees import search_condition
+    from storeplatform_events.attendee_list import search_condition
 
     with evt.site.engine.connect() as c:
         if c.dialect.name != "postgresql":

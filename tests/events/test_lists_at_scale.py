@@ -12,9 +12,10 @@ from sqlalchemy import select, text, update
 
 from storeplatform.api import Order, Post
 from storeplatform.core.db.counts import kept_counts, true_counts
-from storeplatform_events import queries
+from storeplatform_events import attendee_list, event_list, queries
 from storeplatform_events.models import Attendee
-from storeplatform_events.views import attendees as attendee_views
+from storeplatform_events.views.attendees import attendee_query
+from storeplatform_events.views.posts import event_query
 
 from .conftest import API
 
@@ -57,7 +58,7 @@ def many(evt):
 def plain_event_pages(evt, v, per_page):
     """The plain offset query of every page: what each page must be."""
     with evt.site.session() as s:
-        stmt = queries.event_list_stmt(s, {"orderby": "date", "order": "DESC", **v})
+        stmt = event_list.EventList(s, event_query({"orderby": "date", "order": "DESC", **v})).rows()
         everything = [post.id for post, _ in s.execute(stmt).all()]
     return [everything[i:i + per_page] for i in range(0, len(everything), per_page)] + [[]], len(everything)
 
@@ -227,7 +228,7 @@ def test_every_page_of_the_attendee_list_is_the_plain_offset_query_s(evt, params
         got, total = pages(evt, "/attendees", params, per_page, headers=evt.admin)
         v = {"orderby": "created_at", "order": "DESC", **params}
         with evt.site.session() as s:
-            everything = [row[0] for row in s.execute(attendee_views.list_stmt(v)).all()]
+            everything = [row[0] for row in s.execute(attendee_list.rows(attendee_query(v))).all()]
         want = [everything[i:i + per_page] for i in range(0, len(everything), per_page)] + [[]]
         assert (got, total) == (want, len(everything)), per_page
 

@@ -3,8 +3,8 @@
 (name, e-mail, ticket code), a status filter, paging and a CSV export, and a check-in or
 check-out by hand on each row.
 
-The list is the REST list's statement (``views.attendees.list_query``, its totals from the
-counts the database keeps); a check-in by hand is ``checkin.check_in``, the function behind
+The list is the attendee list REST reads (``attendee_list``, its totals from the counts the
+database keeps); a check-in by hand is ``checkin.check_in``, the function behind
 ``POST events/v1/checkin`` and the desk, a check-out ``checkin.check_out``: the same actions and
 webhooks fire. A refused one (already in, cancelled, not in) is shown on the list again, above
 the table and on its row, and nothing is written."""
@@ -18,12 +18,11 @@ from storeplatform.api import (AdminPage, Post, admin_redirect, admin_url, admin
                                export_filename, form_values, id_in_range, is_digits, list_query, page_of, refuse_form,
                                site_timezone)
 
-from . import checkin
+from . import attendee_list, checkin
 from .admin_events import EVENTS
 from .errors import CHECKIN_FAILED
 from .models import ATTENDEE_STATUSES, EVENT_TYPE, Attendee, AttendeeRecord
 from .serialize import plain_local
-from .views.attendees import list_query as list_query_of_rest, list_total
 
 log = logging.getLogger(__name__)
 
@@ -55,14 +54,10 @@ def _event(request, event_id):
     return row
 
 
-def _list_values(query, event):
-    """The REST list's parameters for the page's query (its filters already checked)."""
-    v = {"search": query.search, "orderby": "created_at", "order": "DESC"}
-    if query.status:
-        v["status"] = query.status
-    if event is not None:
-        v["event"] = event.id
-    return v
+def _wanted(query, event):
+    """The attendee list the page shows (its filters already checked), newest first."""
+    return attendee_list.AttendeeQuery(search=query.search, status=query.status or "",
+                                       event_id=event.id if event is not None else None)
 
 
 def _base(event):
@@ -75,9 +70,9 @@ def _query(request):
 
 
 def _list_page(request, event, query, problem=None, problem_row=None, row_problem=None):
-    v = _list_values(query, event)
-    stmt, keys = list_query_of_rest(v)
-    pager = page_of(request, query, stmt, total=list_total(request.db, v), keys=keys)
+    wanted = _wanted(query, event)
+    pager = page_of(request, query, attendee_list.rows(wanted), total=attendee_list.known_total(request.db, wanted),
+                    keys=attendee_list.keys(wanted))
     tz = site_timezone(request.db)
     rows = [(AttendeeRecord.of_row(row), row[-1]) for row in pager.rows]
     return {"title": "Attendees" if event is None else f"Attendees: {event.title or '(no title)'}",
@@ -101,10 +96,8 @@ def list_of_event(request):
 def _export(request, event):
     """Every attendee the list's filter matches (not one page), in the list's order, streamed
     on a connection of its own (the host's ``csv_response``)."""
-    v = _list_values(_query(request), event)
-    # The export's own columns only (no custom fields to decode, no bookkeeping): the list's
-    # statement, its filters, join and order kept.
-    stmt = list_query_of_rest(v)[0].with_only_columns(*EXPORT_COLUMNS)
+    # The export's own columns only (no custom fields to decode, no bookkeeping).
+    stmt = attendee_list.rows(_wanted(_query(request), event), columns=EXPORT_COLUMNS)
     stem = "attendees" if event is None else f"attendees-event-{event.id}"
     return csv_response(request, export_filename(stem, site_timezone(request.db)), CSV_HEADER, stmt)
 

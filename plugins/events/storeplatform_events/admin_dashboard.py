@@ -13,8 +13,9 @@ from sqlalchemy.orm import lazyload
 
 from storeplatform.api import Post, admin_url, site_timezone, user_can
 
+from .event_list import EventList, EventQuery
 from .models import Attendee, EventDetails
-from .queries import event_list, published_events, today
+from .queries import published_events, today
 from .webhooks.models import FAILED, Webhook, WebhookDelivery
 
 UPCOMING_SHOWN = 8
@@ -56,7 +57,7 @@ def attendee_counts(session, event_ids):
 def upcoming_events(session, limit=UPCOMING_SHOWN):
     """[(post, details)] of the next published events, soonest first: the events list of
     ``GET events/v1/events?upcoming=1&orderby=meta_value&order=ASC&per_page=<limit>``."""
-    stmt, _keys, _total = event_list(session, {"upcoming": True, "orderby": "meta_value", "order": "ASC"})
+    stmt = EventList(session, EventQuery(from_today=True, orderby="meta_value", order="ASC")).rows()
     return session.execute(stmt.options(lazyload(Post.terms)).limit(limit)).all()
 
 

@@ -3,52 +3,51 @@ status, upcoming or past, a range of start dates, paging; venue, organizer, capa
 checked in per row), its CSV export, and an event's page with its figures and links to its
 attendees and the door. Nothing here edits an event: that is the REST API's (and the check-in's,
 on the attendees pages)."""
-from datetime import datetime
-
 from pyramid.httpexceptions import HTTPBadRequest, HTTPNotFound
 
-from storeplatform.api import (AdminPage, Post, admin_url, admin_view, csv_response, export_filename, id_in_range, list_query,
+from storeplatform.api import (AdminPage, admin_url, admin_view, csv_response, export_filename, id_in_range, list_query,
                                page_of, site_timezone)
 
-from . import event_table
+from . import event_list
 from .models import EVENT_STATUSES
+from .queries import today
 
 EVENTS = AdminPage("events", "Events", "/events", "manage_shop", order=30, section="Events")
 CSV_HEADER = ("id", "title", "status", "event_status", "start_date", "start_time", "end_date", "venue",
               "organizer", "capacity", "sold", "checked_in")
+# The search box reads the title and the summary ("Title or summary"), not the description.
+SEARCHED = ("title", "excerpt")
 
 
-def read_filter(request):
-    """(the host's ListQuery, the events' filter) from the query string; a bad value is the 400
-    page naming it."""
+def read_filter(request, figures=False):
+    """(the host's ListQuery, the event list's query) from the query string; a bad value is the
+    400 page naming it. The admin's row of every event but the trashed ones, soonest first for
+    the coming events, latest first otherwise (the owner looks back)."""
     query = list_query(request, statuses=EVENT_STATUSES, extra=("when",))
     when = query.extra["when"]
-    if when not in ("",) + event_table.WHEN:
-        raise HTTPBadRequest(f"This list cannot be shown: when must be one of {', '.join(event_table.WHEN)}.")
-    return query, event_table.EventFilter(search=query.search, status=query.status, when=when,
-                                          start_from=query.date_from, start_to=query.date_to)
-
-
-def site_today(session):
-    return datetime.now(site_timezone(session)).date()
+    if when not in ("",) + event_list.WHEN:
+        raise HTTPBadRequest(f"This list cannot be shown: when must be one of {', '.join(event_list.WHEN)}.")
+    return query, event_list.EventQuery(
+        post_statuses=event_list.LISTED, search=query.search, search_in=SEARCHED, status=query.status, when=when,
+        start_from=query.date_from, start_to=query.date_to, orderby="start",
+        order="ASC" if when == "upcoming" else "DESC", table=True, figures=figures, today=today(request.db))
 
 
 @admin_view(EVENTS, template="events/events.jinja2")
 def list_events(request):
-    query, f = read_filter(request)
-    today = site_today(request.db)
-    pager = page_of(request, query, event_table.rows_stmt(request.db, f, today),
-                    total=event_table.known_total(request.db, f, today), keys=event_table.keys_stmt(request.db, f, today))
-    return {"title": "Events", "pager": pager, "figures": event_table.figures(request.db, [r.id for r in pager.rows]),
-            "filter": f, "export_url": admin_url(request, "/events/export.csv", **query.params(page=1)),
-            "statuses": EVENT_STATUSES, "today": today}
+    query, wanted = read_filter(request)
+    events = event_list.EventList(request.db, wanted)
+    pager = page_of(request, query, events.rows(), total=events.known_total(), keys=events.keys())
+    return {"title": "Events", "pager": pager, "figures": event_list.figures(request.db, [r.id for r in pager.rows]),
+            "filter": wanted, "export_url": admin_url(request, "/events/export.csv", **query.params(page=1)),
+            "statuses": EVENT_STATUSES, "today": wanted.today}
 
 
 @admin_view(EVENTS, "/export.csv")
 def export_events(request):
     """Every event the list's filter matches (not one page), with the same columns."""
-    _, f = read_filter(request)
-    stmt = event_table.export_stmt(request.db, f, site_today(request.db))
+    _, wanted = read_filter(request, figures=True)
+    stmt = event_list.EventList(request.db, wanted).rows()
 
     def cells(r):
         return (r.id, r.title, r.status, r.event_status, r.start_date, r.start_time, r.end_date, r.venue,
@@ -60,10 +59,7 @@ def export_events(request):
 def event_or_404(request):
     """The event of the URL with its details and its places' names (trashed ones are gone)."""
     event_id = int(request.matchdict["id"]) if len(request.matchdict["id"]) <= 10 else 0
-    if not id_in_range(event_id):
-        raise HTTPNotFound()
-    row = request.db.execute(event_table.rows_stmt(request.db, event_table.EventFilter(), None).order_by(None)
-                             .where(Post.id == event_id)).first()
+    row = event_list.listed_event(request.db, event_id) if id_in_range(event_id) else None
     if row is None:
         raise HTTPNotFound()
     return row
@@ -72,9 +68,9 @@ def event_or_404(request):
 @admin_view(EVENTS, r"/{id:\d+}", template="events/events_one.jinja2")
 def show_event(request):
     event = event_or_404(request)
-    counts = event_table.event_counts(request.db, event.id)
+    counts = event_list.status_counts(request.db, event.id)
     came_in = counts["checked_in"] + counts["checked_out"]
     sold = counts["active"] + came_in
     return {"title": event.title or "(no title)", "event": event, "counts": counts, "sold": sold,
-            "came_in": came_in, "today": site_today(request.db)}
+            "came_in": came_in, "today": today(request.db)}
 

@@ -1,9 +1,11 @@
-"""SQL of the lists: filters, sorting, and the counts and embeds a page needs (a constant
-number of queries whatever the page size; the page itself is the host's ``paginate``); and the
-one lookup that answers a catalogue 404."""
+"""SQL shared by the lists and lookups: a search's substring test, the constants written into a
+statement, the category filter, the site's date; the venue and organizer lists with the counts
+and embeds a page needs (a constant number of queries whatever the page size; the page itself is
+the host's ``paginate``); and the one lookup that answers a catalogue 404. The event list is
+``event_list``'s, the attendee list ``attendee_list``'s."""
 from datetime import datetime
 
-from sqlalchemy import String, func, literal, literal_column, or_, select
+from sqlalchemy import func, literal, or_, select
 from sqlalchemy.orm import lazyload
 
 from storeplatform.api import (
@@ -16,14 +18,7 @@ from storeplatform.api import (
     site_timezone,
 )
 
-from .models import (
-    ATTENDEE_SEARCH_TEXT,
-    CATEGORY_TAXONOMY,
-    EVENT_TYPE,
-    EventDetails,
-    OrganizerDetails,
-    VenueDetails,
-)
+from .models import CATEGORY_TAXONOMY, EVENT_TYPE, EventDetails, OrganizerDetails, VenueDetails
 
 
 def like_pattern(text):
@@ -33,18 +28,6 @@ def like_pattern(text):
 
 def ilike(column, text):
     return column.ilike(like_pattern(text), escape="\\")
-
-
-ATTENDEE_TEXT = literal_column(ATTENDEE_SEARCH_TEXT, String)
-
-
-def attendee_text_holds(text):
-    """Attendees whose first name, last name, e-mail and ticket code, as one lower-case text,
-    hold ``text``: on PostgreSQL a read of the trigram index ix_evt_attendees_search_trgm, where
-    a search of the columns one by one scans every attendee. A search of any of those columns
-    (or of two joined by a space) is narrowed by it, then checked exactly: a match here may
-    run across two columns."""
-    return ATTENDEE_TEXT.like(func.lower(like_pattern(text)), escape="\\")
 
 
 def constant(value):
@@ -84,70 +67,6 @@ def published_events():
 
 def today(session):
     return datetime.now(site_timezone(session)).date()
-
-
-def event_list_stmt(session, v):
-    """The events list's statement (published events with their details, filtered and sorted
-    as ``v`` asks)."""
-    return event_list(session, v)[0]
-
-
-def event_list(session, v, counted=False):
-    """(statement, keys, total) of the events list as ``v`` asks: ``keys`` the ids in the list's
-    order when every filter is on the post (no detail to join before the page: see
-    ``paginate``), else None; ``total`` (with ``counted``) the count the database keeps when
-    nothing filters the published events, else None (counted from the match)."""
-    on_post = [Post.post_type == constant(EVENT_TYPE), Post.status == constant("publish")]
-    on_details = []
-    if v.get("search"):
-        on_post.append(or_(ilike(Post.title, v["search"]), ilike(Post.content, v["search"]),
-                           ilike(Post.excerpt, v["search"])))
-    if "status" in v:
-        on_details.append(EventDetails.event_status == v["status"])
-    if v.get("category"):
-        on_post.append(category_condition(v["category"]))
-    if "venue" in v:
-        on_details.append(EventDetails.venue_id == v["venue"])
-    if "organizer" in v:
-        on_details.append(EventDetails.organizer_id == v["organizer"])
-    if "start_after" in v:
-        on_details.append(EventDetails.start_date >= v["start_after"])
-    if "start_before" in v:
-        on_details.append(EventDetails.start_date <= v["start_before"])
-    if v.get("upcoming"):
-        on_details.append(EventDetails.start_date >= today(session))
-    if "featured" in v:
-        on_details.append(EventDetails.featured == v["featured"])
-    if v.get("include"):
-        on_post.append(Post.id.in_(v["include"]))
-    if v.get("exclude"):
-        on_post.append(Post.id.not_in(v["exclude"]))
-    columns = {
-        "date": [Post.created_at], "title": [Post.title], "modified": [Post.modified_at], "id": [],
-        "meta_value": [EventDetails.start_date, EventDetails.start_time],
-    }[v["orderby"]] + [Post.id]
-
-    def ordered(columns):
-        return [c.desc() if v["order"] == "DESC" else c.asc() for c in columns]
-
-    stmt = (select(Post, EventDetails).join(EventDetails, EventDetails.post_id == Post.id)
-            .where(*on_post, *on_details).order_by(*ordered(columns)))
-    # Every event post has its details row (made in the transaction that makes the post): the
-    # posts alone are the list when nothing filters or sorts on the details.
-    alone = not on_details and v["orderby"] != "meta_value"
-    keys = None
-    if alone and v.get("search"):
-        # The matches first, then their order (OFFSET 0 keeps the planner from walking the
-        # list's order and testing every post until a page of matches is found): a search
-        # costs its matches, which the trigram indexes find on PostgreSQL.
-        matched = select(*{c.key: c for c in columns}.values()).where(*on_post).offset(0).subquery("matched")
-        keys = select(matched.c.id).order_by(*ordered([matched.c[c.key] for c in columns]))
-    elif alone:
-        keys = select(Post.id).where(*on_post).order_by(*ordered(columns))
-    total = None
-    if counted and not on_details and len(on_post) == 2:
-        total = count_rows(session, Post, post_type=EVENT_TYPE, status="publish")
-    return stmt, keys, total
 
 
 def place_list_stmt(kind, v):

@@ -52,7 +52,7 @@ class FeaturedImage(colander.SchemaType):
         return image
 
 
-def _text(name, description="", max_length=None, **kw):
+def text_field(name, description="", max_length=None, **kw):
     """An optional text field; ``max_length`` for the columns of bounded width."""
     validator = kw.pop("validator", None)
     if max_length is not None:
@@ -92,11 +92,11 @@ class CategoryIds(colander.SequenceSchema):
 
 class EventBody(colander.MappingSchema):
     title = colander.SchemaNode(StrictString(), validator=not_blank, description="Event title.")
-    slug = _text("slug", "URL slug; made from the title when empty.")
+    slug = text_field("slug", "URL slug; made from the title when empty.")
     status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(WRITABLE_STATUSES),
                                  description="Post status (publish by default on create).")
-    content = _text("content", "Description, HTML allowed.")
-    excerpt = _text("excerpt", "Short description.")
+    content = text_field("content", "Description, HTML allowed.")
+    excerpt = text_field("excerpt", "Short description.")
     featured_image = colander.SchemaNode(FeaturedImage(), missing=colander.drop,
                                          description="Object with id, url, thumbnail, alt; null for none.")
     start_date = colander.SchemaNode(DateText(), missing=colander.drop, validator=in_date_order,
@@ -107,7 +107,8 @@ class EventBody(colander.MappingSchema):
                                    description="YYYY-MM-DD (default start_date).")
     end_time = colander.SchemaNode(TimeText(), missing=colander.drop, validator=in_date_order,
                                    description="HH:MM (default 23:59).")
-    timezone = _text("timezone", "Time zone name (default the site's).", max_length=64, validator=valid_timezone)
+    timezone = text_field("timezone", "Time zone name (default the site's).", max_length=64,
+                          validator=valid_timezone)
     all_day = colander.SchemaNode(StrictBoolean(), missing=colander.drop)
     venue_id = colander.SchemaNode(OptionalId("venues"), missing=colander.drop, validator=known_reference,
                                    description="Venue id; 0 or null for none.")
@@ -117,39 +118,39 @@ class EventBody(colander.MappingSchema):
                                    description="Maximum attendees (0: not set).")
     event_status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(EVENT_STATUSES))
     event_type = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(EVENT_TYPES))
-    virtual_url = _text("virtual_url", "URL of a virtual event.", validator=url_or_empty)
+    virtual_url = text_field("virtual_url", "URL of a virtual event.", validator=url_or_empty)
     featured = colander.SchemaNode(StrictBoolean(), missing=colander.drop)
     categories = CategoryIds(missing=colander.drop, validator=known_reference, description="Category term ids.")
 
 
 class VenueBody(colander.MappingSchema):
     name = colander.SchemaNode(StrictString(), validator=not_blank, description="Venue name.")
-    address = _text("address")
-    city = _text("city", max_length=200)
-    state = _text("state", max_length=200)
-    country = _text("country", max_length=200)
-    postal = _text("postal", max_length=40)
+    address = text_field("address")
+    city = text_field("city", max_length=200)
+    state = text_field("state", max_length=200)
+    country = text_field("country", max_length=200)
+    postal = text_field("postal", max_length=40)
     capacity = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=COLUMN_INT)
-    phone = _text("phone", max_length=100)
-    email = _text("email", max_length=200, validator=valid_email)
-    website = _text("website", validator=url_or_empty)
+    phone = text_field("phone", max_length=100)
+    email = text_field("email", max_length=200, validator=valid_email)
+    website = text_field("website", validator=url_or_empty)
 
 
 class OrganizerBody(colander.MappingSchema):
     name = colander.SchemaNode(StrictString(), validator=not_blank, description="Organizer name.")
-    phone = _text("phone", max_length=100)
-    email = _text("email", max_length=200, validator=valid_email)
-    website = _text("website", validator=url_or_empty)
-    facebook = _text("facebook", validator=url_or_empty)
-    twitter = _text("twitter")
-    linkedin = _text("linkedin", validator=url_or_empty)
+    phone = text_field("phone", max_length=100)
+    email = text_field("email", max_length=200, validator=valid_email)
+    website = text_field("website", validator=url_or_empty)
+    facebook = text_field("facebook", validator=url_or_empty)
+    twitter = text_field("twitter")
+    linkedin = text_field("linkedin", validator=url_or_empty)
 
 
 class AttendeeUpdate(colander.MappingSchema):
-    first_name = _text("first_name", max_length=200)
-    last_name = _text("last_name", max_length=200)
-    email = _text("email", max_length=200, validator=valid_email)
-    phone = _text("phone", max_length=100)
+    first_name = text_field("first_name", max_length=200)
+    last_name = text_field("last_name", max_length=200)
+    email = text_field("email", max_length=200, validator=valid_email)
+    phone = text_field("phone", max_length=100)
     status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(ATTENDEE_STATUSES))
 
 
@@ -182,12 +183,12 @@ def _orderby(choices, default):
 
 
 class EventListQuery(PaginationSchema):
-    search = _text("search", "Matches title, content and excerpt.")
+    search = text_field("search", "Matches title, content and excerpt.")
     orderby = _orderby(("date", "title", "modified", "id", "meta_value"), "date")
     order = _order("DESC")
     status = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(EVENT_STATUSES),
                                  description="Event status.")
-    category = _text("category", "Category id or slug.")
+    category = text_field("category", "Category id or slug.")
     venue = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=1))
     organizer = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=1))
     start_after = colander.SchemaNode(DateText(), missing=colander.drop, description="Starting on or after (YYYY-MM-DD).")
@@ -201,21 +202,21 @@ class EventListQuery(PaginationSchema):
 
 
 class VenueListQuery(PaginationSchema):
-    search = _text("search", "Matches the name and address.")
+    search = text_field("search", "Matches the name and address.")
     orderby = _orderby(("title", "date", "modified", "id"), "title")
     order = _order("ASC")
-    city = _text("city", "Exact city (case-insensitive).")
-    country = _text("country", "Exact country (case-insensitive).")
+    city = text_field("city", "Exact city (case-insensitive).")
+    country = text_field("country", "Exact country (case-insensitive).")
 
 
 class OrganizerListQuery(PaginationSchema):
-    search = _text("search", "Matches the name and email.")
+    search = text_field("search", "Matches the name and email.")
     orderby = _orderby(("title", "date", "modified", "id"), "title")
     order = _order("ASC")
 
 
 class AttendeeListQuery(PaginationSchema):
-    search = _text("search", "Matches first name, last name, email or ticket code.")
+    search = text_field("search", "Matches first name, last name, email or ticket code.")
     orderby = _orderby(("created_at", "first_name", "last_name", "email", "status"), "created_at")
     order = _order("DESC")
     event = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=1))
@@ -252,18 +253,18 @@ class MonthQuery(colander.MappingSchema):
                                description="Default: the current year (site time zone).")
     month = colander.SchemaNode(StrictInt(), missing=colander.drop, validator=colander.Range(min=1, max=12),
                                 description="1 to 12; default: the current month (site time zone).")
-    category = _text("category", "Category id or slug.")
+    category = text_field("category", "Category id or slug.")
 
 
 class RangeQuery(colander.MappingSchema):
     start = colander.SchemaNode(DateText(), description="YYYY-MM-DD.")
     end = colander.SchemaNode(DateText(), description="YYYY-MM-DD; at most 365 days after start.")
-    category = _text("category", "Category id or slug.")
+    category = text_field("category", "Category id or slug.")
 
 
 class UpcomingQuery(colander.MappingSchema):
     limit = colander.SchemaNode(StrictInt(), missing=5, validator=colander.Range(min=1, max=50))
-    category = _text("category", "Category id or slug.")
+    category = text_field("category", "Category id or slug.")
 
 
 class CategoriesQuery(colander.MappingSchema):

@@ -23,7 +23,7 @@ def event_url(options, site, slug):
     return f"{base.rstrip('/')}/{slug}/" if base else f"{site}/events/{slug}/"
 
 
-def _links(request, collection, item_id):
+def item_links(request, collection, item_id):
     return {"self": [{"href": request.rest_url(NAMESPACE, f"/{collection}/{item_id}")}],
             "collection": [{"href": request.rest_url(NAMESPACE, f"/{collection}")}]}
 
@@ -69,7 +69,7 @@ def event_fields(request, post, details, tz):
         "virtual_url": details.virtual_url,
         "featured": details.featured,
         "categories": [t.id for t in post.terms if t.taxonomy == CATEGORY_TAXONOMY],
-        "_links": _links(request, "events", post.id),
+        "_links": item_links(request, "events", post.id),
     }
 
 
@@ -96,7 +96,7 @@ def venue_fields(request, post, details, tz, event_count):
         "date_created": local_datetime(post.created_at, tz),
         "date_modified": local_datetime(post.modified_at, tz),
         "event_count": event_count,
-        "_links": _links(request, "venues", post.id),
+        "_links": item_links(request, "venues", post.id),
     }
 
 
@@ -114,7 +114,7 @@ def organizer_json(request, post, details, tz, event_count):
         "date_created": local_datetime(post.created_at, tz),
         "date_modified": local_datetime(post.modified_at, tz),
         "event_count": event_count,
-        "_links": _links(request, "organizers", post.id),
+        "_links": item_links(request, "organizers", post.id),
     }
     return apply_filters(request.hooks.evt_rest_prepare_organizer, data, post=post, request=request)
 
@@ -145,7 +145,7 @@ def attendee_json(request, attendee, event_name, tz):
         "date_created": local_datetime(attendee.created_at, tz),
         "date_modified": local_datetime(attendee.modified_at, tz),
         "qr_code_url": qr_code_url(request, attendee.ticket_code),
-        "_links": _links(request, "attendees", attendee.id),
+        "_links": item_links(request, "attendees", attendee.id),
     }
     prepare = request.hooks.evt_rest_prepare_attendee
     if not prepare.get_hookimpls():  # no filter to give the record to: not made for each attendee

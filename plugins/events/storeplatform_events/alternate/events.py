@@ -2,16 +2,12 @@
 ``category`` id, ``status``, ``search``) and its event object, over the standard domain code."""
 from storeplatform.api import json_body, once, paginate, site_timezone
 
-from .. import posts, queries
-from ..models import EventDetails
+from .. import event_list, posts
 from ..posts import EVENT
 from ..views import posts as standard
 from . import renames, schemas
 from .items import item_services
 from .serialize import event_json, events_json, place_names, registrations
-
-# The variant's list parameters under the names of queries.event_list.
-LIST_PARAMETERS = renames.Renames({"start_after": "after", "start_before": "before"})
 
 
 def serializer(request, kind, post, details, tz, embed=False):
@@ -32,14 +28,11 @@ def checks(request):
 def list_events(request):
     v = request.validated
     # In start order: the variant has no sort parameters, and after/before ask for a period.
-    given = {key: v[key] for key in ("search", "status", "after", "before") if key in v}
-    wanted = {"orderby": "meta_value", "order": "ASC", **LIST_PARAMETERS.to_standard(given)}
-    if "category" in v:
-        wanted["category"] = str(v["category"])
-    stmt, _, total = queries.event_list(request.db, wanted, counted="type" not in v)
-    if "type" in v:
-        stmt = stmt.where(EventDetails.event_type == v["type"])
-    rows = paginate(request, stmt, total=total)
+    events = event_list.EventList(request.db, event_list.EventQuery(
+        search=v.get("search") or "", status=v.get("status", ""), start_from=v.get("after"),
+        start_to=v.get("before"), category=str(v["category"]) if "category" in v else "",
+        event_type=v.get("type", ""), orderby="meta_value", order="ASC"))
+    rows = paginate(request, events.rows(), total=events.known_total(), keys=events.keys())
     return events_json(request, rows, site_timezone(request.db))
 
 

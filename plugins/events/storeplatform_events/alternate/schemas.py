@@ -64,17 +64,17 @@ CalendarQuery = derived("CalendarQuery", standard.MonthQuery, drop=("category",)
 
 class SpeakerBody(colander.MappingSchema):
     name = colander.SchemaNode(StrictString(), validator=not_blank, description="Speaker name.")
-    slug = standard._text("slug", "URL slug; made from the name when empty.")
+    slug = standard.text_field("slug", "URL slug; made from the name when empty.")
     status = colander.SchemaNode(StrictString(), missing=colander.drop,
                                  validator=colander.OneOf(standard.WRITABLE_STATUSES),
                                  description="Post status (publish by default on create).")
-    bio = standard._text("bio", "Biography, HTML allowed.")
-    job_title = standard._text("job_title", max_length=200)
-    company = standard._text("company", max_length=200)
-    email = standard._text("email", max_length=200, validator=valid_email)
-    website = standard._text("website", validator=url_or_empty)
-    photo = standard._text("photo", "URL of a photo.", validator=url_or_empty)
+    bio = standard.text_field("bio", "Biography, HTML allowed.")
+    job_title = standard.text_field("job_title", max_length=200)
+    company = standard.text_field("company", max_length=200)
+    email = standard.text_field("email", max_length=200, validator=valid_email)
+    website = standard.text_field("website", validator=url_or_empty)
+    photo = standard.text_field("photo", "URL of a photo.", validator=url_or_empty)
 
 
 class SpeakerListQuery(PaginationSchema):
-    search = standard._text("search", "Matches the name, job title and company.")
+    search = standard.text_field("search", "Matches the name, job title and company.")

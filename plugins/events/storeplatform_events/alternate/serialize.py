@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 from storeplatform.api import Post, apply_filters, local_datetime
 
 from ..models import ORGANIZER_TYPE, VENUE_TYPE, Attendee
-from ..serialize import _links, event_fields, venue_fields
+from ..serialize import event_fields, item_links, venue_fields
 from . import renames
 
 EVENT_JSON = renames.Renames({**renames.EVENT.names, "permalink": "link"})
@@ -78,7 +78,7 @@ def speaker_json(request, post, details, tz):
         "photo": details.photo,
         "date_created": local_datetime(post.created_at, tz),
         "date_modified": local_datetime(post.modified_at, tz),
-        "_links": _links(request, "speakers", post.id),
+        "_links": item_links(request, "speakers", post.id),
     }
     return apply_filters(request.hooks.evt_rest_prepare_speaker, data, post=post, request=request)
 

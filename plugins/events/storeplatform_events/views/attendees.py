@@ -2,11 +2,9 @@
 
 Every answer is made from ``AttendeeRecord``s read as plain rows (the one shape the serializer
 takes and hooks are given); only the update loads the ORM's ``Attendee``, to write it."""
-from sqlalchemy import and_, or_, select
+from storeplatform.api import Service, paginate, site_timezone, utcnow
 
-from storeplatform.api import Post, Service, count_rows, paginate, site_timezone, utcnow
-
-from .. import actions, queries, schemas
+from .. import actions, attendee_list, queries, schemas
 from ..errors import ATTENDEE_INVALID_CODE, ATTENDEE_INVALID_ID
 from ..models import Attendee, AttendeeRecord
 from ..serialize import attendee_json
@@ -17,72 +15,32 @@ attendee_by_code = Service("events/v1", "/attendees/code/{ticket_code}", name="a
                            description="Attendee by ticket code.")
 
 
-def attendee_rows(model=None):
-    """Attendees with their event's title: plain rows of ``AttendeeRecord.COLUMNS`` (building an
-    ORM instance per row of a page of 100 costs more than the page's query), or ``model``s."""
-    columns = (model,) if model is not None else AttendeeRecord.COLUMNS
-    return select(*columns, Post.title).outerjoin(Post, Post.id == Attendee.event_id)
+def attendee_query(v):
+    """The attendee list's query as the list's parameters ``v`` (validated) ask."""
+    return attendee_list.AttendeeQuery(search=v.get("search") or "", event_id=v.get("event"),
+                                       order_id=v.get("order_id"), status=v.get("status", ""),
+                                       orderby=v["orderby"], order=v["order"])
 
 
-def search_condition(search):
-    """Attendees whose first name, last name, e-mail or ticket code holds ``search``
-    (case-insensitive; the trigram index narrows it on PostgreSQL: ``queries.attendee_text_holds``)."""
-    return and_(queries.attendee_text_holds(search),
-                or_(queries.ilike(Attendee.first_name, search), queries.ilike(Attendee.last_name, search),
-                    queries.ilike(Attendee.email, search), queries.ilike(Attendee.ticket_code, search)))
-
-
-def list_stmt(v):
-    """The attendee list's statement as ``v`` asks (filters, order)."""
-    return list_query(v)[0]
-
-
-def list_query(v):
-    """(statement, keys): the list's rows with their event's title, and their ids alone in the
-    same order (the offset is walked on an attendees index, the titles joined to the page only)."""
-    conditions = []
-    if v.get("search"):
-        conditions.append(search_condition(v["search"]))
-    if "event" in v:
-        conditions.append(Attendee.event_id == v["event"])
-    if "order_id" in v:
-        conditions.append(Attendee.order_id == v["order_id"])
-    if "status" in v:
-        conditions.append(Attendee.status == v["status"])
-    column = getattr(Attendee, v["orderby"])
-    order = [c.desc() if v["order"] == "DESC" else c.asc() for c in (column, Attendee.id)]
-    return (attendee_rows().where(*conditions).order_by(*order),
-            select(Attendee.id).where(*conditions).order_by(*order))
-
-
-def list_total(session, v):
-    """The list's total as the database keeps it (per status, per event and status), when no
-    other filter applies; else None (counted from the match)."""
-    if v.get("search") or "order_id" in v:
-        return None
-    keys = {name: v[given] for name, given in (("event_id", "event"), ("status", "status")) if given in v}
-    return count_rows(session, Attendee, **keys)
-
-
-def page_json(request, stmt, total=None, keys=None):
-    """The attendee objects of the requested page of ``stmt`` (a ``list_stmt``)."""
+def page_json(request, wanted):
+    """The attendee objects of the requested page of the list ``wanted`` (an
+    ``attendee_list.AttendeeQuery``) asks for."""
     tz = site_timezone(request.db)
-    return [attendee_json(request, AttendeeRecord.of_row(row), row[-1], tz)
-            for row in paginate(request, stmt, total=total, keys=keys)]
+    rows = paginate(request, attendee_list.rows(wanted), total=attendee_list.known_total(request.db, wanted),
+                    keys=attendee_list.keys(wanted))
+    return [attendee_json(request, AttendeeRecord.of_row(row), row[-1], tz) for row in rows]
 
 
 def read(request, condition, not_found, model=None):
     """(attendee, event title) of the attendee ``condition`` names, in one query: an
     ``AttendeeRecord``, or the ``model`` instance to write; else the 404 ``not_found``."""
-    row = queries.first_or_404(request.db, attendee_rows(model).where(condition), not_found)
+    row = queries.first_or_404(request.db, attendee_list.attendee_rows(model).where(condition), not_found)
     return (row[0] if model is not None else AttendeeRecord.of_row(row)), row[-1]
 
 
 @attendees.get(permission="manage_shop", query=schemas.AttendeeListQuery())
 def list_attendees(request):
-    v = request.validated
-    stmt, keys = list_query(v)
-    return page_json(request, stmt, total=list_total(request.db, v), keys=keys)
+    return page_json(request, attendee_query(request.validated))
 
 
 @attendee.get(permission="manage_shop")

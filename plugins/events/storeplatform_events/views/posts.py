@@ -10,7 +10,7 @@ from sqlalchemy.orm import lazyload
 from storeplatform.api import (Post, Service, json_body, make_partial, once, paginate, require, site_timezone,
                                user_can)
 
-from .. import posts, queries, schemas
+from .. import event_list, posts, queries, schemas
 from ..errors import CANNOT_DELETE, EVENT_INVALID_ID, ORGANIZER_INVALID_ID, VENUE_INVALID_ID
 from ..models import EventDetails
 from ..posts import EVENT, ORGANIZER, VENUE
@@ -89,12 +89,22 @@ def check_publish(request, status):
         require(request, "publish_posts")
 
 
+def event_query(v):
+    """The event list's query as the list's parameters ``v`` (validated) ask."""
+    return event_list.EventQuery(
+        search=v.get("search") or "", status=v.get("status", ""), category=v.get("category") or "",
+        venue=v.get("venue"), organizer=v.get("organizer"), start_from=v.get("start_after"),
+        start_to=v.get("start_before"), from_today=bool(v.get("upcoming")), featured=v.get("featured"),
+        include=tuple(v.get("include") or ()), exclude=tuple(v.get("exclude") or ()), orderby=v["orderby"],
+        order=v["order"])
+
+
 def list_items(request, kind, place_json=None):
     v = request.validated
     tz = site_timezone(request.db)
     if kind is EVENT:
-        stmt, keys, total = queries.event_list(request.db, v, counted=True)
-        rows = paginate(request, stmt, total=total, keys=keys)
+        events = event_list.EventList(request.db, event_query(v))
+        rows = paginate(request, events.rows(), total=events.known_total(), keys=events.keys())
         embed = embeds(request, rows, tz) if v["_embed"] else None
         return [event_json(request, post, details, tz, embed) for post, details in rows]
     rows = paginate(request, queries.place_list_stmt(kind, v), total=queries.place_total(request.db, kind, v))

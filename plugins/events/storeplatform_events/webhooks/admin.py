@@ -1,11 +1,10 @@
 """The webhooks pages of the admin (manage_options, as the REST routes): the list with status and
 failures, create, edit, pause/resume, delete, the test button, each webhook's delivery log and
-each delivery's page (its request and response) with "Deliver again". Every change goes through
-``manage``, the code of the REST routes."""
+each delivery's page (its request and response) with "Deliver again". Every read of the list and
+the log and every change goes through ``manage``, the code of the REST routes."""
 import json
 
 from pyramid.httpexceptions import HTTPNotFound
-from sqlalchemy import select
 
 from storeplatform.api import (AdminPage, InvalidParams, admin_redirect, admin_view, form_values, get_by_id,
                                id_in_range, refuse_form, site_timezone)
@@ -44,7 +43,7 @@ def _sent(request):
 
 @admin_view(WEBHOOKS, template="events/webhooks.jinja2")
 def list_webhooks(request):
-    hooks = request.db.execute(select(Webhook).order_by(Webhook.id)).scalars().all()
+    hooks = request.db.execute(manage.webhook_list()).scalars().all()
     return {"title": "Webhooks", "webhooks": hooks}
 
 

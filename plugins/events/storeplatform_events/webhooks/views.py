@@ -1,11 +1,8 @@
 """Webhook routes of ``events/v1``: CRUD and the test delivery (manage_options), the public
 topic list."""
-from sqlalchemy import or_, select
-
 from storeplatform.api import Service, get_or_404, local_datetime, paginate, site_timezone
 
 from ..errors import WEBHOOK_INVALID_ID
-from ..queries import ilike
 from ..serialize import NAMESPACE
 from . import manage
 from .manage import url_policy
@@ -43,15 +40,9 @@ def _load(request):
 @webhooks.get(permission="manage_options", query=WebhookListQuery())
 def list_webhooks(request):
     v = request.validated
-    stmt = select(Webhook)
-    if "status" in v:
-        stmt = stmt.where(Webhook.status == v["status"])
-    if "topic" in v:
-        stmt = stmt.where(Webhook.topic == v["topic"])
-    if v.get("search"):
-        stmt = stmt.where(or_(ilike(Webhook.name, v["search"]), ilike(Webhook.url, v["search"])))
+    stmt = manage.webhook_list(status=v.get("status"), topic=v.get("topic"), search=v.get("search") or "")
     tz = site_timezone(request.db)
-    return [webhook_json(w, tz) for w in paginate(request, stmt.order_by(Webhook.id))]
+    return [webhook_json(w, tz) for w in paginate(request, stmt)]
 
 
 @webhooks.post(permission="manage_options", body=WebhookBody(), bind=url_policy)
