@@ -1,20 +1,28 @@
-"""Values cached by generation: shared by transactions that saw the same committed content, never
-by one that wrote (it must see its own writes), never after a commit moved the generation on."""
+"""Values kept by generation (``@cached``: the host's one keeping mechanism): shared by
+transactions that saw the same committed content, never by one that wrote (it must see its own
+writes), never after a commit moved the generation on."""
 from sqlalchemy import func, insert, select, text
 
-from storeplatform.api import Post
-from storeplatform.core.db.generations import cached_by_generation, generation
+from storeplatform.api import Post, User, cached
+from storeplatform.core.db.generations import generation
+
+CALLS = {"posts": [], "users": []}
 
 
 def published(session):
     return session.execute(select(func.count()).select_from(Post).where(Post.status == "publish")).scalar()
 
 
+@cached
+def _published(session):
+    CALLS["posts"].append(1)
+    return published(session)
+
+
 def cached_count(session, calls):
-    def compute():
-        calls.append(1)
-        return published(session)
-    return cached_by_generation(session, "content", "published posts", compute)
+    """The kept count; ``calls`` (a list) gets one item per computation."""
+    CALLS["posts"] = calls
+    return _published(session)
 
 
 def add_post(session, title):
@@ -60,11 +68,15 @@ def test_read_in_a_transaction_that_already_ran_a_statement(site):
         assert generation(s, "content") > before
 
 
+@cached
+def _users(session):
+    CALLS["users"].append(1)
+    return session.execute(select(func.count()).select_from(User)).scalar()
+
+
 def cached_users(session, calls):
-    def compute():
-        calls.append(1)
-        return session.execute(text("SELECT count(*) FROM users")).scalar()
-    return cached_by_generation(session, "auth", "users", compute)
+    CALLS["users"] = calls
+    return _users(session)
 
 
 def test_a_writer_computes_afresh_only_what_its_tables_count(site):
@@ -88,25 +100,3 @@ def test_a_writer_computes_afresh_only_what_its_tables_count(site):
         s.execute(text("UPDATE posts SET title = title"))  # a statement as text: any table
         cached_users(s, auth)
         assert len(auth) == before + 1
-
-
-def kept(session, key, value, calls):
-    def compute():
-        calls.append(key)
-        return value
-    return cached_by_generation(session, "content", key, compute)
-
-
-def test_what_an_older_generation_kept_is_dropped_when_a_newer_one_keeps(site):
-    calls = []
-    with site.session() as s:
-        kept(s, "a", 1, calls), kept(s, "b", 2, calls), kept(s, "a", 1, calls)
-    cache = site.registry["db.generation_cache"]
-    before = cache.entries
-    assert calls == ["a", "b"] and before >= 2
-    with site.session() as s:
-        add_post(s, "Moves content on")
-    with site.session() as s:
-        assert kept(s, "a", 3, calls) == 3 and calls == ["a", "b", "a"]
-    # Of content's values only "a" of the new generation is left.
-    assert cache.entries == before - 1

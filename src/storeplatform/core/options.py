@@ -8,7 +8,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from sqlalchemy.exc import IntegrityError
 
 from .db import registry_of
-from .db.generations import cached_by_generation, stored_options
+from .cache import cached, note_tables
+from .db.generations import stored_options
 from .errors import InvalidParams
 from .values import parse_bool, parse_decimal
 from .models import Option
@@ -151,18 +152,21 @@ def _multichoice(spec, value, allowed):
 
 def site_options(session):
     """Every option's value (stored or default) by key; an unknown key is a KeyError.
-    ``request.site_options`` is the same for a request. Kept per process by the ``options``
-    generation: a transaction reads the table only when an option changed since the process last
-    built it (or when it wrote something itself); the rows come with the generations, in one
-    query per transaction. The mapping is shared: read it, never change it."""
+    ``request.site_options`` is the same for a request. Kept per transaction, and per process by
+    the host's cache until an option changes (a transaction that wrote one reads the table): the
+    rows come with the generations, in one query per transaction. The mapping is shared: read
+    it, never change it."""
     cache = session.info.get("options")
     if cache is None:
-        cache = session.info["options"] = cached_by_generation(session, "options", "site_options",
-                                                               lambda: _read_options(session))
+        cache = session.info["options"] = _site_options(session)
     return cache
 
 
-def _read_options(session):
+@cached
+def _site_options(session):
+    # The stored values come with the site state (no statement of this function names the
+    # table), so the table is named here: a transaction that wrote an option computes afresh.
+    note_tables(("options",))
     specs = specs_of(registry_of(session))
     stored = stored_options(session)
     return {key: stored.get(key, spec.default) for key, spec in specs.items()}

@@ -12,7 +12,7 @@ import jwt
 from sqlalchemy import select
 
 from storeplatform.core.client import request_is_https
-from storeplatform.core.db.generations import cached_by_generation
+from storeplatform.core.cache import cached
 from storeplatform.core.db.types import utcnow
 from storeplatform.core.values import id_in_range
 from storeplatform.core.hookspecs import hookimpl
@@ -96,23 +96,40 @@ def new_app_password(session, secret, user, name):
     return " ".join(password[i:i + 4] for i in range(0, 24, 4))
 
 
-def _kept(request, key, load):
-    """``load()`` (a value made of the rows behind a credential), kept per process until users,
-    passwords, keys or sessions change (the ``auth`` generation)."""
-    return cached_by_generation(request.db, "auth", key, load)
+# What a credential's requests read of its rows, kept by the host's cache (``@cached``) as
+# values until a user, password, key or session changes: no query per request while none does.
+
+@cached
+def _app_password_user(session, token_hash):
+    row = session.execute(select(AppPassword).where(AppPassword.token_hash == token_hash)).scalar_one_or_none()
+    return None if row is None else active_record(row.user)
+
+
+@cached
+def _consumer_key_row(session, key_hash):
+    row = session.execute(select(ConsumerKey).where(ConsumerKey.key_hash == key_hash)).scalar_one_or_none()
+    if row is None or row.user.disabled:
+        return None
+    return _KeptKey(row.id, UserRecord.of(row.user), row.permissions, row.secret_hash, row.secret_sealed, row.key_hash)
+
+
+@cached
+def _session_user(session, token_hash):
+    row = session.execute(select(AuthSession).where(AuthSession.token_hash == token_hash)).scalar_one_or_none()
+    return None if row is None or row.user.disabled else (UserRecord.of(row.user), row.expires_at)
+
+
+@cached
+def _user_record(session, user_id):
+    user = session.get(User, user_id)
+    return None if user is None else active_record(user)
 
 
 def app_password_identity(request, login, password):
     password = "".join(password.split())  # spaces are ignored, as displayed in groups
     if len(password) != 24 or not password.isalnum():
         raise _failed()
-    token_hash = hash_app_password(_secret(request), password)
-
-    def load():
-        row = request.db.execute(select(AppPassword).where(AppPassword.token_hash == token_hash)).scalar_one_or_none()
-        return None if row is None else active_record(row.user)
-
-    user = _kept(request, ("app_password", token_hash), load)
+    user = _app_password_user(request.db, hash_app_password(_secret(request), password))
     if user is None or not constant_time_equal(user.login, login):
         raise _failed()
     return Identity(user, "app_password")
@@ -148,16 +165,7 @@ class _KeptKey:
 def _consumer_key(request, key):
     """The kept row of consumer key ``key``, or None: no query while no key, user or role
     changes (a REST client sends its key with every request)."""
-    key_hash = keyed_hash(_secret(request), key, "consumer_key")
-
-    def load():
-        row = request.db.execute(select(ConsumerKey).where(ConsumerKey.key_hash == key_hash)).scalar_one_or_none()
-        if row is None or row.user.disabled:
-            return None
-        return _KeptKey(row.id, UserRecord.of(row.user), row.permissions, row.secret_hash, row.secret_sealed,
-                        row.key_hash)
-
-    return _kept(request, ("consumer_key", key_hash), load)
+    return _consumer_key_row(request.db, keyed_hash(_secret(request), key, "consumer_key"))
 
 
 def consumer_key_identity(request, key, consumer_secret):
@@ -256,13 +264,7 @@ def session_user(request):
     token = request.cookies.get(SESSION_COOKIE, "")
     if not token:
         return None
-    token_hash = keyed_hash(_secret(request), token, "session")
-
-    def load():
-        row = request.db.execute(select(AuthSession).where(AuthSession.token_hash == token_hash)).scalar_one_or_none()
-        return None if row is None or row.user.disabled else (UserRecord.of(row.user), row.expires_at)
-
-    found = _kept(request, ("cookie", token_hash), load)
+    found = _session_user(request.db, keyed_hash(_secret(request), token, "session"))
     if found is None or found[1] <= utcnow():
         return None
     return found[0]
@@ -325,11 +327,7 @@ def jwt_identity(request, token):
     if type(version) is not int or not id_in_range(user_id):
         raise JWT_INVALID()
 
-    def load():
-        user = request.db.get(User, user_id)
-        return None if user is None else active_record(user)
-
-    user = _kept(request, ("user", user_id), load)
+    user = _user_record(request.db, user_id)
     # Every session and token issued before a password or role change, a disable or "end
     # sessions" ends: the user's version moved on (accounts.py).
     if user is None or user.auth_version != version:

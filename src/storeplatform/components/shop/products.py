@@ -5,8 +5,7 @@ from datetime import timezone
 
 from sqlalchemy import or_, select
 
-from storeplatform.core.cache import note_state
-from storeplatform.core.db.generations import cached_by_generation
+from storeplatform.core.cache import cached, note_state
 from storeplatform.core.db.text_search import text_contains
 from storeplatform.core.db.types import utcnow
 from storeplatform.core.values import id_in_range
@@ -65,16 +64,19 @@ def sale_epoch(session, now):
     """How many sale windows have opened or closed by ``now``, over every product: between two
     instants with the same epoch no product's sale started or ended, so that what was computed
     from prices at one of them holds at the other. A window opens at ``sale_from`` and closes
-    just after ``sale_to`` (``sale_is_active``). The instants are read once per ``store``
-    generation."""
-    def load():
-        rows = session.execute(select(Product.sale_from, Product.sale_to).where(
-            Product.sale_price.is_not(None), (Product.sale_from.is_not(None)) | (Product.sale_to.is_not(None)))).all()
-        return (sorted(start for start, _ in rows if start is not None),
-                sorted(end for _, end in rows if end is not None))
-
-    starts, ends = cached_by_generation(session, "store", "sale instants", load)
+    just after ``sale_to`` (``sale_is_active``). The instants are kept by the host's cache until
+    a product changes."""
+    starts, ends = _sale_instants(session)
     return bisect_right(starts, now) + bisect_left(ends, now)
+
+
+@cached
+def _sale_instants(session):
+    """(starts, ends) of every product's sale window, each sorted."""
+    rows = session.execute(select(Product.sale_from, Product.sale_to).where(
+        Product.sale_price.is_not(None), (Product.sale_from.is_not(None)) | (Product.sale_to.is_not(None)))).all()
+    return (tuple(sorted(start for start, _ in rows if start is not None)),
+            tuple(sorted(end for _, end in rows if end is not None)))
 
 
 def current_price(product, now=None):

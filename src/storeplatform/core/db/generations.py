@@ -1,14 +1,14 @@
 """Generations: a counter per kind of data (``content``: posts, terms, post terms), bumped in
-the database by every transaction that changes that data (migration sp0004), and what is cached
-by them: values derived from the data, such as list totals, kept per process and keyed by the
-generation read in the same transaction before the value was computed. A cached value is thus
-never older than the generation it is filed under, and a committed write moves the generation
-on for every process at once. A transaction that has written data of a generation computes
-afresh what that generation keeps: it must see its own writes, which no generation counts
-before commit (a delete, or a statement whose table is not known, counts for every generation).
+the database by every transaction that changes that data (migration sp0004), read by each
+transaction with the site state (one statement), and the writes a transaction made. The host's
+cache (``storeplatform.core.cache``: ``@cached`` values and kept answers) files what it keeps
+under the generations of the tables a computation read: a kept value is thus never older than
+the generation it is filed under, and a committed write moves the generation on for every
+process at once. A transaction that has written data of a generation computes afresh what that
+generation keeps: it must see its own writes, which no generation counts before commit (a
+delete, or a statement whose table is not known, counts for every generation).
 """
 import json
-import threading
 
 from sqlalchemy import BigInteger, Column, Connection, String, Table, event, inspect, select, text
 
@@ -23,8 +23,6 @@ except ImportError:  # SQLite only
 generations = Table("generations", metadata, Column("name", String(40), primary_key=True),
                     Column("value", BigInteger, nullable=False))
 
-# Entries per process: a cap, not a policy.
-CACHE_SIZE = 2048
 _INFO_KEY = "generations"
 _WRITTEN = "generations.written"
 
@@ -294,54 +292,3 @@ def _declared_tables():
 
 _DECLARED = None
 
-
-class GenerationCache:
-    """The host's own values computed from the data of a generation (site options, identities,
-    sale instants), by (generation, key). What an older generation keeps is dropped when a newer
-    one keeps its first value: no request reads it again (a request that began before the change
-    may still file one; the next change drops it). Answers and plugins' values are the business
-    of ``storeplatform.cache``."""
-
-    def __init__(self, size=CACHE_SIZE):
-        self.size = size
-        self._values = {}
-        self._newest = {}  # generation name -> the newest generation that keeps a value
-        self._lock = threading.Lock()
-
-    @property
-    def entries(self):
-        return len(self._values)
-
-    def get_or_compute(self, session, name, key, compute):
-        if wrote_generation(session, name):
-            return compute()
-        current = generation(session, name)
-        entry = (name, current, key)
-        try:
-            return self._values[entry]
-        except KeyError:
-            pass
-        value = compute()
-        with self._lock:
-            newest = self._newest.get(name)
-            if newest is None or current > newest:
-                self._newest[name] = current
-                if newest is not None:
-                    self._drop(lambda kept: kept[0] == name and kept[1] < current)
-            if len(self._values) >= self.size:
-                self._drop(lambda kept: True)
-            self._values.setdefault(entry, value)
-        return value
-
-    def _drop(self, which):
-        for entry in [kept for kept in self._values if which(kept)]:
-            del self._values[entry]
-
-
-def cached_by_generation(session, name, key, compute):
-    """``compute()``, or its value from a transaction that saw the same generation of ``name``."""
-    registry = session.info["registry"]
-    cache = registry.get("db.generation_cache")
-    if cache is None:
-        cache = registry.setdefault("db.generation_cache", GenerationCache())
-    return cache.get_or_compute(session, name, key, compute)
