@@ -31,7 +31,8 @@ from sqlalchemy.sql import visitors
 from sqlalchemy.sql.elements import TextClause
 from sqlalchemy.sql.schema import Table
 
-from .db.generations import EVERYTHING, generation, generation_tables, stored_options, written_tables
+from .db.generations import (EVERYTHING, generation, generation_tables, generations_seen, stored_options,
+                             written_tables)
 from .db.records import is_orm_instance
 from .db.types import utcnow
 
@@ -45,6 +46,7 @@ STRICT_SETTING = "storeplatform.cache_strict"  # under the test suite: an uncoun
 
 _READING = contextvars.ContextVar("storeplatform.cache.reading", default=None)
 _CACHE_KEY = "cache.process"
+_TRANSACTION_STATE = "cache.transaction_state"
 _TABLES_ATTRIBUTE = "_storeplatform_tables"
 _TRANSACTION_CONTROL = ("BEGIN", "SAVEPOINT", "RELEASE", "ROLLBACK", "COMMIT")
 
@@ -220,11 +222,30 @@ def process_cache(registry):
 def _site_state(session, learned):
     """The state a kept value of ``learned``'s route or function is filed under: the options, the site date,
     the generations of the tables it read and the parts of the state it asked."""
-    now = _now()
-    state = [generation(session, "options"), now.astimezone(_site_zone(stored_options(session))).date()]
-    state.extend(generation(session, name) for name in learned.generations)
-    state.extend(part(session, now) for part in learned.state_parts)
-    return tuple(state)
+    now, base = _transaction_state(session)
+    # map over a dict's get: no Python call per generation (this runs for every kept value a
+    # request looks up); a generation never bumped is None here, the same in every lookup.
+    state = base + tuple(map(generations_seen(session).get, learned.generations))
+    if learned.state_parts:
+        state += tuple(part(session, now) for part in learned.state_parts)
+    return state
+
+
+def _transaction_state(session):
+    """(now, (options generation, site date)): the part of every kept value's state that is the
+    same for the whole transaction, worked out once in it (a request looks up several kept
+    values: its identity, the options, its answer). ``forget_transaction_state`` after the
+    transaction wrote an option."""
+    found = session.info.get(_TRANSACTION_STATE)
+    if found is None:
+        now = _now()
+        found = session.info[_TRANSACTION_STATE] = (
+            now, (generation(session, "options"), now.astimezone(_site_zone(stored_options(session))).date()))
+    return found
+
+
+def forget_transaction_state(session):
+    session.info.pop(_TRANSACTION_STATE, None)
 
 
 def _site_zone(options):

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from sqlalchemy.exc import IntegrityError
 
 from .db import registry_of
-from .cache import cached, note_tables
+from .cache import cached, forget_transaction_state, note_tables
 from .db.generations import stored_options
 from .errors import InvalidParams
 from .values import parse_bool, parse_decimal
@@ -192,6 +192,7 @@ def set_option(session, key, value):
         row.value = value
     session.flush()
     session.info.pop("options", None)
+    forget_transaction_state(session)  # the site's time zone may be what changed
     return value
 
 

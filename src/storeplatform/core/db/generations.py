@@ -51,6 +51,12 @@ def generation(session, name):
     return _site_state(session)[0].get(name, 0)
 
 
+def generations_seen(session):
+    """{name: committed generation} as this transaction sees them (a generation never bumped is
+    missing): ``generation`` for many names at once."""
+    return _site_state(session)[0]
+
+
 def stored_options(session):
     """{key: value} of the options table: read with the generations (or kept by the process
     while they do not change: shared, never change it), or afresh by a transaction that has
