@@ -293,14 +293,14 @@ def test_a_plugin_item_route_takes_preconditions(make_site):
 def test_a_write_of_a_route_without_tags_refuses_if_match(make_site):
     site = make_site(**{"storeplatform.plugins": "events"})
     admin = site.headers_for(ADMIN)
-    event = site.app.post_json(f"{EVENTS}/events", {"title": "Concert"}, headers=admin, status=201).json
-    url = f"{EVENTS}/events/{event['id']}"
+    venue = site.app.post_json(f"{EVENTS}/venues", {"name": "Hall"}, headers=admin, status=201).json
+    url = f"{EVENTS}/venues/{venue['id']}"
     assert "ETag" not in site.app.get(url).headers  # not cache="public": nothing to compare with
-    res = site.app.put_json(url, {"title": "Changed"}, headers={**admin, "If-Match": "*"}, status=412)
+    res = site.app.put_json(url, {"name": "Changed"}, headers={**admin, "If-Match": "*"}, status=412)
     assert_error(res, 412, "rest_precondition_failed")
-    site.app.put_json(url, {"title": "Changed"}, headers={**admin, "If-None-Match": "*"}, status=412)
+    site.app.put_json(url, {"name": "Changed"}, headers={**admin, "If-None-Match": "*"}, status=412)
     # No modification date the host knows: If-Unmodified-Since is ignored (RFC 9110 13.1.4).
-    site.app.put_json(url, {"title": "Changed"}, headers={**admin, "If-Unmodified-Since": http_date(
+    site.app.put_json(url, {"name": "Changed"}, headers={**admin, "If-Unmodified-Since": http_date(
         datetime(2000, 1, 1, tzinfo=timezone.utc))}, status=200)
     # The events collection's GET is cached: its POST compares with the list's tag.
     listed = site.app.get(f"{EVENTS}/events", headers=admin).headers["ETag"]

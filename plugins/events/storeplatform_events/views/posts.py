@@ -184,7 +184,7 @@ def create_event(request):
     return create_item(request, EVENT)
 
 
-@event.get(query=schemas.EmbedQuery(), permission_description=PUBLIC_OR_READ_POST)
+@event.get(query=schemas.EmbedQuery(), permission_description=PUBLIC_OR_READ_POST, cache="public")
 def get_event(request):
     return get_item(request, EVENT)
 
