@@ -127,7 +127,5 @@ def main(global_config=None, **settings):
     if problem:
         print(f"storeplatform: error: {problem.splitlines()[0]}", file=sys.stderr, flush=True)
         raise SystemExit(1)
-    from .components.observability.metrics import start_process
-
-    start_process(config.registry, "web")  # with storeplatform.metrics_dir: values in files from here
+    metrics.start_process(config.registry, "web")  # with storeplatform.metrics_dir: values in files from here
     return make_app(config)

@@ -34,10 +34,11 @@ class TicketError(Exception):
         super().__init__(self.message)
 
 
-def find_ticket(session, ticket_code):
+def find_ticket(session, ticket_code, locked=False):
     """(attendee, event name) for a ticket code, or (None, None). One query, on the driver; the
-    attendee is an ``AttendeeRecord``."""
-    row = _FIND.first(session, code=ticket_code)
+    attendee is an ``AttendeeRecord``. ``locked``: the ticket's row stays locked until the
+    transaction ends."""
+    row = (_FIND_LOCKED if locked else _FIND).first(session, code=ticket_code)
     return (AttendeeRecord._make(row[:-1]), row[-1]) if row else (None, None)
 
 
@@ -83,13 +84,6 @@ _MOVE_OUT = DriverStatement(update(_ATTENDEES).where(
     .returning(*_ATTENDEES.c, _EVENT_NAME))
 
 
-def _locked_ticket(session, ticket_code):
-    """(attendee, event name) of the ticket, its row locked until the transaction ends; or
-    (None, None)."""
-    row = _FIND_LOCKED.first(session, code=ticket_code)
-    return (AttendeeRecord._make(row[:-1]), row[-1]) if row else (None, None)
-
-
 def check_in(session, ticket_code, event_id=None):
     """Returns (attendee, event_name, already_in); raises TicketError. Counted by result in the
     site's metrics (``metrics.CHECKINS``), whichever channel called it."""
@@ -119,8 +113,8 @@ def _check_in(session, ticket_code, event_id):
     # statement's bind: the ticket is read to say why, as for any other event.
     moved = move.first(session, **values) if event_id is None or id_in_range(event_id) else None
     if moved is None:
-        for read in (find_ticket, _locked_ticket):
-            attendee, name = read(session, ticket_code)
+        for locked in (False, True):
+            attendee, name = find_ticket(session, ticket_code, locked)
             if attendee is None:
                 raise TicketError(INVALID_TICKET)
             error = refusal(attendee, event_id)
@@ -146,8 +140,8 @@ def check_out(session, ticket_code):
     it."""
     moved = _MOVE_OUT.first(session, code=ticket_code, now=utcnow())
     if moved is None:
-        for read in (find_ticket, _locked_ticket):
-            attendee, _ = read(session, ticket_code)
+        for locked in (False, True):
+            attendee, _ = find_ticket(session, ticket_code, locked)
             if attendee is None:
                 raise TicketError(INVALID_TICKET)
             if attendee.status != "checked_in":

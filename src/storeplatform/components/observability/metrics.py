@@ -24,7 +24,7 @@ from storeplatform.core.settings import SettingsSection, strict_bool
 
 from . import instruments, multiprocess, observers
 # What the app factory, the servers, the worker command and the tests use, by these names.
-from .exposition import CONTENT_TYPE, PATH, add_scrape_gauge, allowed, exposition, metrics_view  # noqa: F401
+from .exposition import PATH, add_scrape_gauge, metrics_view
 from .instruments import FLUSH_SECONDS, REGISTRY, flush, install, pause_flushing  # noqa: F401
 from .multiprocess import clean_directory, directory, process_exited, write_to_directory  # noqa: F401
 

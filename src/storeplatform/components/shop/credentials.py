@@ -96,6 +96,43 @@ def new_app_password(session, secret, user, name):
     return " ".join(password[i:i + 4] for i in range(0, 24, 4))
 
 
+def app_password_identity(request, login, password):
+    password = "".join(password.split())  # spaces are ignored, as displayed in groups
+    if len(password) != 24 or not password.isalnum():
+        raise _failed()
+    user = _app_password_user(request.db, hash_app_password(_secret(request), password))
+    if user is None or not constant_time_equal(user.login, login):
+        raise _failed()
+    return Identity(user, "app_password")
+
+
+# --- consumer keys -----------------------------------------------------------------------
+
+def new_consumer_key(session, secret, user, permissions, description=""):
+    key = "ck_" + random_token(40, "0123456789abcdef")
+    consumer_secret = "cs_" + random_token(40, "0123456789abcdef")
+    key_hash = keyed_hash(secret, key, "consumer_key")
+    session.add(ConsumerKey(
+        user_id=user.id, description=description, permissions=permissions, key_hash=key_hash,
+        secret_hash=keyed_hash(secret, consumer_secret, "consumer_secret"),
+        secret_sealed=seal(secret, key_hash, consumer_secret), truncated_key=key[-7:],
+    ))
+    return key, consumer_secret
+
+
+@dataclass(frozen=True)
+class _KeptKey:
+    """What a consumer key's requests read of its row, kept per process by the host's cache until
+    a key, user or role changes (the secret as stored: hashed, and sealed)."""
+
+    id: int
+    user: UserRecord
+    permissions: str
+    secret_hash: str
+    secret_sealed: object
+    key_hash: str
+
+
 # What a credential's requests read of its rows, kept by the host's cache (``@cached``) as
 # values until a user, password, key or session changes: no query per request while none does.
 
@@ -123,43 +160,6 @@ def _session_user(session, token_hash):
 def _user_record(session, user_id):
     user = session.get(User, user_id)
     return None if user is None else active_record(user)
-
-
-def app_password_identity(request, login, password):
-    password = "".join(password.split())  # spaces are ignored, as displayed in groups
-    if len(password) != 24 or not password.isalnum():
-        raise _failed()
-    user = _app_password_user(request.db, hash_app_password(_secret(request), password))
-    if user is None or not constant_time_equal(user.login, login):
-        raise _failed()
-    return Identity(user, "app_password")
-
-
-# --- consumer keys -----------------------------------------------------------------------
-
-def new_consumer_key(session, secret, user, permissions, description=""):
-    key = "ck_" + random_token(40, "0123456789abcdef")
-    consumer_secret = "cs_" + random_token(40, "0123456789abcdef")
-    key_hash = keyed_hash(secret, key, "consumer_key")
-    session.add(ConsumerKey(
-        user_id=user.id, description=description, permissions=permissions, key_hash=key_hash,
-        secret_hash=keyed_hash(secret, consumer_secret, "consumer_secret"),
-        secret_sealed=seal(secret, key_hash, consumer_secret), truncated_key=key[-7:],
-    ))
-    return key, consumer_secret
-
-
-@dataclass(frozen=True)
-class _KeptKey:
-    """What a consumer key's requests read of its row, kept per process by the ``auth``
-    generation (the secret as stored: hashed, and sealed)."""
-
-    id: int
-    user: UserRecord
-    permissions: str
-    secret_hash: str
-    secret_sealed: object
-    key_hash: str
 
 
 def _consumer_key(request, key):
