@@ -1,6 +1,9 @@
 """The admin: server-rendered pages under ``{base_url}/admin/`` (Jinja2 through pyramid_jinja2),
 the host's login, logout and dashboard, and the directives plugins declare their pages with."""
 import inspect
+import sys
+
+import pyramid_jinja2
 
 from pyramid.security import NO_PERMISSION_REQUIRED
 
@@ -31,18 +34,40 @@ def includeme(config):
 
 def _include_jinja2(config):
     """What ``config.include("pyramid_jinja2")`` does, with this package named rather than
-    searched for: its ``includeme`` finds the caller's package through ``inspect.stack()``, which
-    reads the source lines of every frame of the stack (~20 ms per site built under the test
-    suite's deep stacks, a tenth of a site's configuration)."""
-    import sys
-
-    import pyramid_jinja2
-
-    for directive in ("add_jinja2_renderer", "add_jinja2_search_path", "add_jinja2_extension",
-                      "get_jinja2_environment"):
+    searched for (its ``includeme`` finds the caller's package through ``inspect.stack()``, which
+    reads the source lines of every frame of the stack: ~20 ms per site built under the test
+    suite's deep stacks), and with templates named by their place on the search paths only."""
+    for directive in ("add_jinja2_search_path", "add_jinja2_extension", "get_jinja2_environment"):
         config.add_directive(directive, getattr(pyramid_jinja2, directive))
-    config.add_jinja2_renderer(".jinja2", package=sys.modules[__name__])
+    package = sys.modules[__name__]
+    factory = _SearchPathRenderers()
+    config.add_renderer(".jinja2", factory)
+    resolve = pyramid_jinja2.DottedNameResolver(package=package).maybe_resolve
+
+    def register():
+        settings = config.get_settings()
+        environment = pyramid_jinja2.create_environment_from_options(
+            pyramid_jinja2.parse_env_options_from_settings(settings, "jinja2.", resolve, package),
+            pyramid_jinja2.parse_loader_options_from_settings(settings, "jinja2.", resolve, package))
+        factory.environment = environment
+        config.registry.registerUtility(environment, pyramid_jinja2.IJinja2Environment, name=".jinja2")
+
+    config.action(("jinja2-renderer", ".jinja2"), register, order=pyramid_jinja2.ENV_CONFIG_PHASE)
     config.add_jinja2_search_path(f"{__name__}:", name=".jinja2")
+
+
+class _SearchPathRenderers:
+    """The ``.jinja2`` renderer factory: a view's template is looked up on the search paths
+    (``add_admin_templates``), where Jinja2's cache keeps it. pyramid_jinja2's own first tries the
+    name relative to the view's package, where no admin template is, and Jinja2 does not keep a
+    miss: that was a lookup on disk through pkg_resources on every page (its work growing with
+    the depth of the install's path)."""
+
+    environment = None  # set by the configuration's action
+
+    def __call__(self, info):
+        name = info.name
+        return pyramid_jinja2.Jinja2TemplateRenderer(lambda: self.environment.get_template(name))
 
 
 def _is_admin(request):
