@@ -542,7 +542,7 @@ def profile(route, base, pid, args, work):
     if route.template:
         shutil.copy(STATE / "codes.txt", work / "codes.txt")
     script = wrk_script(route, work / "codes.txt", args.threads, work / f"{route.name}.lua")
-    py_spy = shutil.which("py-spy", path=f"{BIN}:{os.environ.get('PATH', '')}") or "py-spy"
+    py_spy = shutil.which("py-spy", path=str(BIN))
     spy = subprocess.Popen([py_spy, "record", "--subprocesses", "--idle", "-r", "200", "-f", "raw", "-o", str(raw),
                             "-d", str(args.duration + 2), "--pid", str(pid)], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
@@ -591,6 +591,9 @@ def main():
     if shutil.which("wrk") is None:
         log("installing wrk (Debian package)")
         subprocess.run(["apt-get", "install", "-y", "-q", "wrk"], check=True, capture_output=True)
+    if args.profile and shutil.which("py-spy", path=str(BIN)) is None:
+        log("installing py-spy (PyPI, into this environment)")
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "py-spy"], check=True, capture_output=True)
 
     STATE.mkdir(parents=True, exist_ok=True)
     state_file = STATE / "seed.json"
