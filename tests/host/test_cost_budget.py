@@ -16,8 +16,9 @@ The request measured is the third of its kind on a warm site (caches, compiled s
 imports settled by the first two). A figure above its budget fails with the route, the measure and
 the new figure; a figure below it fails too, asking for the lower figure, so that the budget
 stays the floor the next change is held to. Changing a budget is an edit of its line in
-bench/budget.json, or ``STOREPLATFORM_WRITE_BUDGET=1`` on this test writes this backend's figures
-(docs/performance.md, "The cost budget").
+bench/budget.json, or ``STOREPLATFORM_WRITE_BUDGET=1`` on this test writes this backend's figures;
+``STOREPLATFORM_BUDGET_TRACE=DIR`` writes the functions each route's measured call made, one per
+line, to diff before and after a change (docs/performance.md, "The cost budget").
 """
 import gc
 import json
@@ -41,10 +42,11 @@ RANDOM = random.__file__
 
 
 class Counted:
-    """What one WSGI call did."""
+    """What one WSGI call did; with ``trace``, the function of each call in order."""
 
-    def __init__(self):
+    def __init__(self, trace=False):
         self.statements = self.transactions = self.calls = 0
+        self.trace = [] if trace else None
 
     def figures(self):
         return {name: getattr(self, name) for name in MEASURES}
@@ -72,9 +74,13 @@ class Measured:
         if counted is None:
             return self.wsgi(environ, start_response)
 
+        trace = counted.trace
+
         def profile(frame, kind, arg):
             if kind == "call" and frame.f_code.co_filename != RANDOM:
                 counted.calls += 1
+                if trace is not None:
+                    trace.append(f"{frame.f_code.co_filename}:{frame.f_code.co_firstlineno} {frame.f_code.co_name}")
 
         gc.collect()
         gc.disable()
@@ -86,20 +92,23 @@ class Measured:
             gc.enable()
 
     @contextmanager
-    def count(self):
-        self.counting = Counted()
+    def count(self, trace=False):
+        self.counting = Counted(trace)
         try:
             yield self.counting
         finally:
             self.counting = None
 
 
-def measure(measured, request, times=3):
-    """The figures of the last of ``times`` calls of ``request()`` (each a WebTest call)."""
+def measure(measured, request, times=3, trace_to=None):
+    """The figures of the last of ``times`` calls of ``request()`` (each a WebTest call); with
+    ``trace_to`` (a path), the functions that call made, one per line, are written there."""
     for _ in range(times - 1):
         request()
-    with measured.count() as counted:
+    with measured.count(trace=trace_to is not None) as counted:
         request()
+    if trace_to is not None:
+        Path(trace_to).write_text("\n".join(counted.trace) + "\n")
     return counted.figures()
 
 
@@ -210,7 +219,11 @@ def test_every_hot_route_does_the_work_of_its_budget(make_site):
     site = make_site(**{"storeplatform.plugins": "invoicing pricecalc events"})
     _, measured, routes = prepared(site)
     backend = site.engine.dialect.name
-    figures = {route: measure(measured, call) for route, call in routes.items()}
+    traces = os.environ.get("STOREPLATFORM_BUDGET_TRACE")  # a folder: each route's calls, to diff
+    if traces:
+        Path(traces).mkdir(parents=True, exist_ok=True)
+    figures = {route: measure(measured, call, trace_to=Path(traces) / f"{route}.{backend}.txt" if traces else None)
+               for route, call in routes.items()}
     budget = read_budget()
     if os.environ.get("STOREPLATFORM_WRITE_BUDGET"):
         for route, values in figures.items():

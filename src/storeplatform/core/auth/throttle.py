@@ -17,6 +17,7 @@ Every way in calls the same two steps around its own check of the credential:
 A success writes nothing. ``login`` is what names the account guessed: a user's login, or a
 consumer key (``ck_…``, Basic and OAuth alike).
 """
+import functools
 import ipaddress
 import logging
 import math
@@ -70,9 +71,12 @@ def _guess(request, login):
                   window, at)
 
 
+@functools.lru_cache(maxsize=4096)
 def throttle_keys(secret, client_address, login):
     """(the address's key, the login and address's key) of the ``login_attempts`` table: keyed
-    hashes, so the table names neither logins nor addresses."""
+    hashes, so the table names neither logins nor addresses. Kept per process for the clients
+    seen last: every authenticated request of a client asks for the same two (the login and the
+    address are no secret, and a key is a pure function of them)."""
     address = throttled_address(client_address)
     # Logins are compared as given; folding case here costs nothing and keeps one count should a
     # login ever be looked up without regard to case. "|" never occurs in an address.
