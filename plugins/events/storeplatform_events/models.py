@@ -98,6 +98,23 @@ INTERNAL_COLUMNS = frozenset({"cancelled_by_order"})
 ATTENDEE_SEARCH_TEXT = "lower((((((first_name || ' ') || last_name) || ' ') || email) || ' ') || ticket_code)"
 
 
+class TicketType(Base):
+    """What a product that is a ticket for an event (``meta.event_id``) adds to it: the places it
+    sells (0: no limit of its own) and the window in which it is sold (either end open). Written
+    from the product's ``meta`` whenever the shop saves it (ticket_types.py), so that REST and the
+    admin make the same; read by the event's page (its ticket types, by event) and by the order
+    that takes places (this row is locked while the places are counted)."""
+
+    __tablename__ = "evt_ticket_types"
+    __table_args__ = {"info": {"generation": "store"}}
+
+    product_id: Mapped[int] = mapped_column(ForeignKey("products.id", ondelete="CASCADE"), primary_key=True)
+    event_id: Mapped[int] = mapped_column(Integer, nullable=False, index=True)
+    capacity: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    sales_start = mapped_column(UTCDateTime, nullable=True)
+    sales_end = mapped_column(UTCDateTime, nullable=True)
+
+
 class Attendee(Base):
     """One ticket unit of a paid order. ``event_id`` and ``order_id`` carry no foreign key on
     purpose: deleting an event or an order must not erase the record of what was sold (its

@@ -128,3 +128,26 @@ def storeplatform_admin_dashboard_panels(request):
     from .admin_dashboard import dashboard_panels
 
     return dashboard_panels(request)
+
+
+@hookimpl
+def storeplatform_product_problems(session, values, product):
+    from .ticket_types import meta_problems
+
+    return meta_problems(values)
+
+
+@hookimpl
+def storeplatform_product_saved(product, created):
+    from sqlalchemy.orm import object_session
+
+    from .ticket_types import product_saved
+
+    product_saved(object_session(product), product)
+
+
+@hookimpl
+def storeplatform_order_line_problems(session, product, quantity):
+    from .ticket_types import line_problems
+
+    return line_problems(session, product, quantity)

@@ -56,7 +56,8 @@ from ..components.shop.models import Order, OrderItem, Post, PostTerm, Product, 
 from ..components.shop.money import CURRENCY_SYMBOLS, currency_format, format_money, round_money
 from ..core.options import OptionError, OptionSpec, set_option, site_options, site_timezone
 from ..components.shop.orders import PAID_STATUSES, STATUSES as ORDER_STATUSES, create_order
-from ..components.shop.products import current_price
+from ..components.shop.products import create_product, current_price, delete_product, update_product
+from ..components.shop.schemas import validate_product
 from ..core.values import id_in_range, is_digits, parse_decimal
 
 __all__ = [
@@ -82,6 +83,7 @@ __all__ = [
     "User", "Post", "Term", "PostTerm", "Product", "Order", "OrderItem",
     "POST_STATUSES", "slugify", "unique_slug", "trash_post", "delete_post", "set_post_terms", "local_datetime",
     "ORDER_STATUSES", "PAID_STATUSES", "create_order", "current_price",
+    "validate_product", "create_product", "update_product", "delete_product",
     # settings: raise SettingsError("key must be ..., not 'x'") for a bad ini value (start-up stops with that line)
     "SettingsError",
     # options and money

@@ -68,6 +68,36 @@ def storeplatform_order_deleted(order):
 
 
 @hookspec
+def storeplatform_product_problems(session, values, product):
+    """Collect. What is wrong with a product body beyond the shop's own rules (a plugin's keys
+    of ``meta``): ``values`` is the body as sent (a partial update sends some fields; values of
+    another JSON kind are the schema's business and are passed over), ``product`` the stored
+    product on an update, else None. Return ``{field: message}`` (a field of the body, e.g.
+    ``"meta"``) or None. REST and the admin refuse the body with these beside the field.
+    """
+
+
+@hookspec
+def storeplatform_product_saved(product, created):
+    """Action: a product was created (``created``) or changed, inside that transaction."""
+
+
+@hookspec
+def storeplatform_product_deleted(product):
+    """Action: a product is about to be deleted for good, inside the deleting transaction."""
+
+
+@hookspec
+def storeplatform_order_line_problems(session, product, quantity):
+    """Collect. What stops ``quantity`` of ``product`` from being ordered now beyond the shop's
+    own rules (a ticket's sale window, the places left): ``{"product_id" or "quantity":
+    message}`` or None. Called while an order is made, in its transaction: a plugin that counts
+    what was sold locks what it counts, so that two orders at once cannot both take the last
+    place.
+    """
+
+
+@hookspec
 def storeplatform_user_deleted(user, reassign):
     """Action: a user is about to be deleted for good, inside the deleting transaction (the CLI's
     ``user delete``, ``DELETE store/v1/users/{id}``, the admin: ``storeplatform.components.shop.accounts``).

@@ -6,13 +6,11 @@ from pyramid.httpexceptions import HTTPNotFound
 from storeplatform.core.db import get_by_id
 from storeplatform.core.db.counts import count_rows
 from storeplatform.core.errors import InvalidParams
-from storeplatform.core.rest.schema import deserialize
-from storeplatform.core.rest.types import once
 from storeplatform.components.shop import schemas
 from storeplatform.components.shop.models import Product
 from storeplatform.core.options import site_timezone
-from storeplatform.components.shop.products import (STATUSES, current_price, product_conditions, product_problems,
-                                                     product_values, products_select, sale_is_active)
+from storeplatform.components.shop.products import (STATUSES, current_price, product_conditions,
+                                                     products_select, sale_is_active, update_product)
 from .forms import form_values, refuse_form
 from .guard import admin_redirect
 from .listing import csv_response, export_filename, list_query, page_of
@@ -90,14 +88,10 @@ def save_product(request):
     item = _product(request)
     form = form_values(request)
     body = {name: form[name].strip() for name in FIELDS if name in form}
-    # REST's update: its partial schema, bound to the same rules across fields and rows.
-    schema = schemas.ProductUpdate.bind(product_rules=once(lambda: product_problems(request.db, body, item)))
     try:
-        values = deserialize(schema, body)
+        values = schemas.validate_product(request.db, body, item)  # as REST's update
     except InvalidParams as exc:
         refuse_form(request)
         return _product_page(request, item, values={**_shown(item), **body}, errors=exc.params)
-    for key, value in product_values(dict(values)).items():
-        setattr(item, key, value)
-    request.db.flush()
+    update_product(request.db, item, values)
     return admin_redirect(request, f"/products/{item.id}", notice=f"{item.name} saved.")

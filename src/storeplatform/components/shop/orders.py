@@ -109,6 +109,17 @@ def line_problems(product, product_id, quantity):
     return {}
 
 
+def plugin_line_problems(session, product, quantity):
+    """The plugins' rules of ordering ``quantity`` of ``product`` now
+    (``storeplatform_order_line_problems``: a ticket's sale window and places left)."""
+    problems = {}
+    for found in hooks_of(session).storeplatform_order_line_problems(session=session, product=product,
+                                                                      quantity=quantity):
+        for field, message in (found or {}).items():
+            problems.setdefault(field, message)
+    return problems
+
+
 def build_line_items(session, items, errors):
     """Line items priced from the products, in Decimal. ``items``: [{product_id, quantity}];
     what is wrong with them is added to ``errors``."""
@@ -116,7 +127,8 @@ def build_line_items(session, items, errors):
     lines = []
     for index, item in enumerate(items):
         product = products.get(item["product_id"])
-        problems = line_problems(product, item["product_id"], item["quantity"])
+        problems = line_problems(product, item["product_id"], item["quantity"]) or \
+            plugin_line_problems(session, product, item["quantity"])
         if problems:
             errors.update({f"line_items.{index}.{field}": message for field, message in problems.items()})
             continue

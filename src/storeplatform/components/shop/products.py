@@ -1,12 +1,15 @@
 """Products: the lists' statements (REST's and the admin's), prices in effect, sale windows,
-variations, and the values a product body is stored as."""
+variations, the values a product body is stored as, and making, changing and deleting one (REST,
+the admin and plugins alike: the same rules and the same actions)."""
 from bisect import bisect_left, bisect_right
 from datetime import timezone
 
 from sqlalchemy import or_, select
 
 from storeplatform.core.cache import cached, note_state
+from storeplatform.core.db import hooks_of
 from storeplatform.core.db.text_search import text_contains
+from storeplatform.core.plugins import call_action
 from storeplatform.core.db.types import utcnow
 from storeplatform.core.values import id_in_range
 from .models import Product
@@ -109,4 +112,42 @@ def product_problems(session, values, item=None):
         clash = session.execute(select(Product.id).where(Product.sku == sku)).scalar()
         if clash is not None and (item is None or clash != item.id):
             errors["sku"] = "another product has this SKU"
+    for field, message in plugin_product_problems(session, values, item).items():
+        errors.setdefault(field, message)
     return errors
+
+
+def plugin_product_problems(session, values, item=None):
+    """The plugins' rules of a product body (``storeplatform_product_problems``): ``{field: message}``."""
+    problems = {}
+    for found in hooks_of(session).storeplatform_product_problems(session=session, values=values, product=item):
+        for field, message in (found or {}).items():
+            problems.setdefault(field, message)
+    return problems
+
+
+def create_product(session, values):
+    """A new product from validated ``values`` (a product body: ``ProductBody``); fires
+    ``storeplatform_product_saved``."""
+    item = Product(**product_values(dict(values)))
+    session.add(item)
+    session.flush()
+    call_action(hooks_of(session).storeplatform_product_saved, product=item, created=True)
+    return item
+
+
+def update_product(session, item, values):
+    """Change the sent fields of ``item`` (validated ``values``: ``ProductUpdate``)."""
+    for key, value in product_values(dict(values)).items():
+        setattr(item, key, value)
+    session.flush()
+    call_action(hooks_of(session).storeplatform_product_saved, product=item, created=False)
+    return item
+
+
+def delete_product(session, item):
+    """Delete ``item`` for good; ``storeplatform_product_deleted`` fires first, in the same
+    transaction (what a plugin keeps of the product goes with it)."""
+    call_action(hooks_of(session).storeplatform_product_deleted, product=item)
+    session.delete(item)
+    session.flush()

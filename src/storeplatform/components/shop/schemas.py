@@ -4,9 +4,10 @@ import colander
 from . import account_rules
 from storeplatform.core.auth.capabilities import ROLES
 from storeplatform.core.rest import DecimalText, PaginationSchema, StrictBoolean, StrictInt, StrictString, make_partial
-from storeplatform.core.rest.types import DateText, OptionalId, RowId, bound_check, money_amount
+from storeplatform.core.rest.schema import deserialize
+from storeplatform.core.rest.types import DateText, OptionalId, RowId, bound_check, money_amount, once
 from .orders import BILLING_FIELDS, STATUSES as ORDER_STATUSES, line_problems
-from .products import STATUSES as PRODUCT_STATUSES, TYPES as PRODUCT_TYPES
+from .products import STATUSES as PRODUCT_STATUSES, TYPES as PRODUCT_TYPES, product_problems
 
 
 def product_rule(also=None):
@@ -31,11 +32,20 @@ class ProductBody(colander.MappingSchema):
     sale_from = colander.SchemaNode(colander.DateTime(), missing=colander.drop,
                                     description="Start of the sale, ISO 8601 (UTC when no offset).")
     sale_to = colander.SchemaNode(colander.DateTime(), missing=colander.drop)
-    meta = colander.SchemaNode(colander.Mapping(unknown="preserve"), missing=colander.drop,
-                               description="Free-form data of plugins.")
+    meta = colander.SchemaNode(colander.Mapping(unknown="preserve"), missing=colander.drop, validator=product_rule(),
+                               description="Free-form data of plugins (the keys a plugin reads it checks).")
 
 
 ProductUpdate = make_partial(ProductBody())
+
+
+def validate_product(session, body, item=None):
+    """A product body checked as ``store/v1/products`` checks it (POST, or PUT for ``item``):
+    the validated values, or ``InvalidParams`` naming every bad field (the plugins' rules of
+    ``meta`` included). For the admin's forms and plugins that make products."""
+    schema = ProductBody() if item is None else ProductUpdate
+    bound = schema.bind(product_rules=once(lambda: product_problems(session, body, item)))
+    return deserialize(bound, body)
 
 
 class ProductListQuery(PaginationSchema):

@@ -8,8 +8,8 @@ from .. import schemas
 from ..errors import PRODUCT_INVALID_ID
 from ..models import Product
 from ..money import currency_format, format_money
-from ..products import (current_price, product_conditions, product_problems, product_values, products_select,
-                        sale_is_active)
+from .. import products as catalogue
+from ..products import current_price, product_conditions, product_problems, products_select, sale_is_active
 
 products = Service("store/v1", "/products", name="products", description="Products.")
 product = Service("store/v1", r"/products/{id:\d+}", name="product", description="One product.")
@@ -70,9 +70,7 @@ def list_products(request):
 
 @products.post(permission="manage_shop", body=schemas.ProductBody(), bind=product_checks)
 def create_product(request):
-    item = Product(**product_values(dict(request.validated)))
-    request.db.add(item)
-    request.db.flush()
+    item = catalogue.create_product(request.db, request.validated)
     request.response.status = 201
     request.response.headers["Location"] = request.rest_url("store/v1", f"/products/{item.id}")
     return product_json(request, item)
@@ -85,10 +83,7 @@ def get_product(request):
 
 @product.put(permission="manage_shop", body=schemas.ProductUpdate, bind=product_checks)
 def update_product(request):
-    item = _load_product(request)
-    for key, value in product_values(dict(request.validated)).items():
-        setattr(item, key, value)
-    request.db.flush()
+    item = catalogue.update_product(request.db, _load_product(request), request.validated)
     return product_json(request, item)
 
 
@@ -96,6 +91,5 @@ def update_product(request):
 def delete_product(request):
     item = _load_product(request)
     previous = product_json(request, item)
-    request.db.delete(item)
-    request.db.flush()
+    catalogue.delete_product(request.db, item)
     return {"deleted": True, "previous": previous}
