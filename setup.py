@@ -9,7 +9,8 @@ setup(
     include_package_data=True,
     package_data={"storeplatform": ["migrations/*.py", "migrations/*.mako", "migrations/versions/*.py",
                                    "components/admin/templates/*.jinja2", "components/admin/templates/*/*.jinja2",
-                                   "components/admin/static/*", "components/admin/static/vendor/*"]},
+                                   "components/admin/static/*", "components/admin/static/vendor/*",
+                                   "components/audit/templates/*/*.jinja2"]},
     python_requires=">=3.11",
     install_requires=[
         "pyramid>=2.0",

@@ -237,6 +237,9 @@ INSERT INTO products (id, name, sku, type, status, parent_id, regular_price, sal
               ELSE x.meta END,
          x.created_at - c * interval '400 days', x.modified_at - c * interval '400 days'
   FROM products x, copies, strides s;
+INSERT INTO evt_ticket_types (product_id, event_id, capacity, sales_start, sales_end)
+  SELECT x.product_id + c * s.pr, x.event_id + c * s.p, x.capacity, x.sales_start, x.sales_end
+  FROM evt_ticket_types x, copies, strides s;
 INSERT INTO orders (id, status, order_key, currency, billing, customer_id, total, created_at, modified_at)
   SELECT x.id + c * s.o, x.status, x.order_key || '-' || c, x.currency, x.billing, x.customer_id, x.total,
          x.created_at - c * interval '400 days', x.modified_at - c * interval '400 days'

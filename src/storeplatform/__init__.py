@@ -23,12 +23,13 @@ from .components.observability import metrics, tracing
 # come before the kernel parts they observe: the tracing's BeforeTraversal subscriber starts the
 # request's span before .auth and .rest authenticate the caller (statements of the request all in
 # its trace), and both set the queue's observation points (core/observe.py) before .queue binds
-# the tasks. The landing page (the site root, /favicon.ico) after the admin: its templates.
+# the tasks. The audit log after the admin (its page); the landing page (the site root,
+# /favicon.ico) after the admin: its templates.
 HOST_PARTS = (
     ".core.db", ".core.cache",
     ".components.observability.tracing", ".components.observability.metrics",
     ".core.auth", ".core.rest", ".core.queue",
-    ".components.shop.views", ".core.health", ".components.admin", ".components.admin.landing",
+    ".components.shop.views", ".core.health", ".components.admin", ".components.audit", ".components.admin.landing",
 )
 
 # The components' own ini keys, read beside the kernel's.

@@ -2,13 +2,16 @@
 import json
 import os
 import shlex
+import signal
 import sys
 
 from huey.consumer import Consumer
 from pyramid.paster import get_appsettings, setup_logging
 
 from . import make_config
+from .components.audit import cli as audit_cli
 from .components.shop import cli as shop_cli
+from .core.audit import actor_outside_request
 from .core.cli import CliError, Parser
 from .core.db.pool import PoolTooSmall, fit_pool
 from .core.db.session import site_transaction
@@ -77,6 +80,7 @@ def build_parser(pm=None):
         pm.hook.storeplatform_cli_commands(subparsers=sub)
     else:  # --help without a site: the components' commands still show (their hooks, called as pm would)
         shop_cli.storeplatform_cli_commands(subparsers=sub)
+        audit_cli.storeplatform_cli_commands(subparsers=sub)
     return parser
 
 
@@ -138,10 +142,23 @@ def cmd_worker(env, args):
     _worker_metrics(env.registry)
     # SIGTERM (what service managers send) stops gracefully: the tasks under way finish and
     # what they handed to background threads is written; SIGINT stops at once.
-    consumer = Consumer(huey, workers=args.workers, worker_type="thread", periodic=True, graceful_signal="TERM")
+    consumer = _Consumer(huey, workers=args.workers, worker_type="thread", periodic=True, graceful_signal="TERM")
+    # Huey starts its worker threads before it installs its signal handlers: a SIGTERM in
+    # between killed a worker that was already sending. The signals wait (blocked, then
+    # delivered) until the handlers are in place.
+    signal.pthread_sigmask(signal.SIG_BLOCK, _CONSUMER_SIGNALS)
     run_start_tasks(env.registry)
     consumer.run()
     return 0
+
+
+_CONSUMER_SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
+
+
+class _Consumer(Consumer):
+    def _set_signal_handlers(self):
+        super()._set_signal_handlers()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _CONSUMER_SIGNALS)
 
 
 def _worker_metrics(registry):
@@ -197,6 +214,8 @@ def require_schema_at_head(env, config_uri):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     env = None
+    # What the command changes is the site owner's at the command line (the audit log's "cli").
+    acting = actor_outside_request.set("cli")
     try:
         config_uri = _config_from_argv(argv)
         env = Environment(config_uri) if config_uri else None
@@ -225,6 +244,7 @@ def main(argv=None):
         print(f"storeplatform: error: {exc.__class__.__name__}: {exc}", file=sys.stderr)
         return 1
     finally:
+        actor_outside_request.reset(acting)
         if env is not None:
             env.close()
 

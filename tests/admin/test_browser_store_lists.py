@@ -48,7 +48,8 @@ def test_orders_products_and_customers(make_site, browse, tmp_path):
         page.click("#orders-export a:text('Export CSV')")
     csv_text = (tmp_path / "orders.csv")
     download.value.save_as(csv_text)
-    lines = csv_text.read_text().splitlines()
+    assert csv_text.read_bytes().startswith(b"\xef\xbb\xbf")  # the BOM Excel reads UTF-8 by
+    lines = csv_text.read_text(encoding="utf-8-sig").splitlines()
     assert lines[0].startswith("order,date,status") and len(lines) == rows.count() + 1
     assert all(",completed," in line for line in lines[1:])
 

@@ -43,7 +43,7 @@ def test_the_list_with_order_figures_search_and_pages(make_site):
     assert logins(page)[0] == "cust54" and "ed" not in logins(page)
     first = page.html.select_one("#customers tbody tr")
     assert first.select_one("td[data-label=Orders]").text == "4"
-    assert first.select_one("td[data-label=Spent]").text == "75.00"
+    assert first.select_one("td[data-label=Spent]").text == "$75.00"
     # Their orders, on the Orders page.
     theirs = site.app.get(first.select_one("td[data-label=Orders] a")["href"])
     assert theirs.html.select_one(".list-total").text == "1–4 of 4 orders found."
@@ -79,9 +79,22 @@ def test_a_page_costs_the_same_statements_with_3_or_30_customers(make_site):
 def test_the_export(make_site):
     site = customers(make_site, 2)
     buy(site, "cust01", 2)
-    body = site.app.get("/admin/customers/export.csv").body.decode()
+    body = site.app.get("/admin/customers/export.csv").body.decode("utf-8-sig")
     lines = body.split("\r\n")
-    assert lines[0] == "id,login,name,email,since,disabled,orders,total_spent"
+    assert lines[0] == "id,login,name,email,since,disabled,orders,total_spent,currency"
     assert [line.split(",")[1:2] + line.split(",")[5:] for line in lines[1:3]] == [
-        ["cust01", "no", "2", "50.0000"], ["cust00", "no", "0", ""]]
+        ["cust01", "no", "2", "50.00", "USD"], ["cust00", "no", "0", "", "USD"]]
     assert site.app.get("/admin/customers/export.csv?search=cust00").body.decode().count("\r\n") == 2
+
+
+def test_the_export_keeps_names_whole_for_excel(make_site):
+    """A UTF-8 byte order mark first: Excel on Windows reads the file as UTF-8, "Zoë Łukasz" whole."""
+    site = customers(make_site, 1)
+    with site.session() as s:
+        s.execute(User.__table__.update().where(User.login == "cust00").values(display_name="Zoë Łukasz"))
+    buy(site, "cust00", 1)
+    body = site.app.get("/admin/customers/export.csv").body
+    assert body.startswith(b"\xef\xbb\xbfid,login,name,")
+    row = body.decode("utf-8-sig").split("\r\n")[1].split(",")
+    assert row[1:4] == ["cust00", "Zoë Łukasz", "c0@buyers.example"] and row[-2:] == ["25.00", "USD"]
+    assert "Zoë Łukasz".encode() in body

@@ -48,7 +48,8 @@ def export_things(request):
     query = list_query(request, statuses=STATUSES)
     return csv_response(request, export_filename("things", site_timezone(request.db)),
                         ["id", "name", "price", "created"],
-                        _stmt(query, Product.id, Product.name, Product.regular_price, Product.created_at))
+                        _stmt(query, Product.id, Product.name, Product.regular_price, Product.created_at),
+                        money=("price",))
 
 
 class ThingsPlugin:
@@ -160,12 +161,38 @@ def test_the_export_is_exact_csv_of_the_filtered_rows(make_site):
     assert res.status_int == 200
     assert res.headers["Content-Type"] == "text/csv; charset=utf-8"
     assert res.headers["Content-Disposition"].startswith('attachment; filename="things-20')
-    assert res.body == (b"id,name,price,created\r\n"
+    # A UTF-8 byte order mark first (Excel), money with the store's two decimals.
+    assert res.body == (b"\xef\xbb\xbfid,name,price,created\r\n"
                         b"2,\"'=HYPERLINK(\"\"http://x.example\"\")\",,2026-07-02 00:30:00\r\n"
-                        b"1,Plain,12.5000,2026-07-02 00:30:00\r\n")
-    every = site.app.get("/admin/things/export.csv").body.decode("utf-8")
-    assert every.startswith('id,name,price,created\r\n3,"Comma, ""quoted""\nand a line",0.0001,2026-07-02 00:30:00\r\n')
+                        b"1,Plain,12.50,2026-07-02 00:30:00\r\n")
+    every = site.app.get("/admin/things/export.csv").body.decode("utf-8-sig")
+    assert every.startswith('id,name,price,created\r\n3,"Comma, ""quoted""\nand a line",0.00,2026-07-02 00:30:00\r\n')
     assert_page(site.app.get("/admin/things/export.csv?status=gone", status=400), 400, "status must")
+
+
+def test_the_export_starts_with_a_utf8_bom_and_writes_money_with_the_store_s_decimals(make_site):
+    """Excel on Windows reads a CSV without a byte order mark in the system's code page: the BOM
+    keeps "Zoë Łukasz" whole. Money is a plain decimal with the store's decimals, half-up."""
+    site = things_site(make_site)
+    created = datetime(2026, 7, 1, 10, 0, tzinfo=timezone.utc)
+    with site.session() as s:
+        s.execute(insert(Product), [
+            {"id": 1, "name": "Zoë Łukasz", "status": "publish", "regular_price": Decimal("61.6500"), "meta": {},
+             "created_at": created, "modified_at": created},
+            {"id": 2, "name": "Ωμέγα, Дмитрий", "status": "publish", "regular_price": Decimal("-3.0050"),
+             "meta": {}, "created_at": created, "modified_at": created}])
+    body = site.app.get("/admin/things/export.csv").body
+    assert body[:3] == b"\xef\xbb\xbf" and body.count(b"\xef\xbb\xbf") == 1
+    assert body.decode("utf-8-sig") == (
+        "id,name,price,created\r\n"
+        '2,"Ωμέγα, Дмитрий",-3.01,2026-07-01 10:00:00\r\n'
+        "1,Zoë Łukasz,61.65,2026-07-01 10:00:00\r\n")
+    site.set_option("store.decimals", 0)
+    assert site.app.get("/admin/things/export.csv").body.decode("utf-8-sig").splitlines()[1:] == [
+        '2,"Ωμέγα, Дмитрий",-3,2026-07-01 10:00:00', "1,Zoë Łukasz,62,2026-07-01 10:00:00"]
+    site.set_option("store.decimals", 3)
+    assert site.app.get("/admin/things/export.csv").body.decode("utf-8-sig").splitlines()[2] == (
+        "1,Zoë Łukasz,61.650,2026-07-01 10:00:00")
 
 
 def test_the_page_links_the_export_of_its_rows(make_site):
@@ -238,7 +265,7 @@ def test_a_client_that_leaves_gives_the_connection_back(make_site):
     idle = pool.checkedout()
     started, body = call("/admin/things/export.csv")
     chunks = iter(body)
-    assert next(chunks) == b"id,name,price,created\r\n" and started == ["200 OK"]
+    assert next(chunks) == b"\xef\xbb\xbfid,name,price,created\r\n" and started == ["200 OK"]
     assert next(chunks).count(b"\n") == 1000
     assert pool.checkedout() == idle + 1  # the export's own connection, beside the thread's
     body.close()

@@ -108,15 +108,16 @@ def test_the_export_is_every_filtered_order_or_line(make_site):
     res = site.app.get("/admin/orders/export.csv")
     assert res.headers["Content-Type"] == "text/csv; charset=utf-8"
     assert res.headers["Content-Disposition"].startswith('attachment; filename="orders-')
-    assert res.body.decode() == (
+    # Money as a plain decimal with the store's decimals, the currency in its own column.
+    assert res.body == "\ufeff".encode() + (
         "order,date,status,currency,total,customer_id,first_name,last_name,email\r\n"
-        f"{second},2026-07-02 01:30:00,completed,USD,28.0000,,'-Eve,'@x,'+eve@x.example\r\n"
-        f"{first},2026-07-02 01:30:00,pending,USD,28.0000,,Ann,Lee0,ann0@shop.example\r\n")
-    lines = site.app.get("/admin/orders/export.csv?lines=1&status=pending").body.decode()
+        f"{second},2026-07-02 01:30:00,completed,USD,28.00,,'-Eve,'@x,'+eve@x.example\r\n"
+        f"{first},2026-07-02 01:30:00,pending,USD,28.00,,Ann,Lee0,ann0@shop.example\r\n").encode()
+    lines = site.app.get("/admin/orders/export.csv?lines=1&status=pending").body.decode("utf-8-sig")
     assert lines == (
         "order,date,status,currency,email,product_id,item,quantity,unit_price,line_total\r\n"
-        f"{first},2026-07-02 01:30:00,pending,USD,ann0@shop.example,1,Mug,2,12.5000,25.0000\r\n"
-        f"{first},2026-07-02 01:30:00,pending,USD,ann0@shop.example,2,'=cmd|' /C calc'!A0,1,3.0000,3.0000\r\n")
+        f"{first},2026-07-02 01:30:00,pending,USD,ann0@shop.example,1,Mug,2,12.50,25.00\r\n"
+        f"{first},2026-07-02 01:30:00,pending,USD,ann0@shop.example,2,'=cmd|' /C calc'!A0,1,3.00,3.00\r\n")
 
 
 class Recorder:
@@ -134,7 +135,7 @@ def test_a_status_change_is_rests_with_its_action_once(make_site):
     (order_id,) = add_orders(site, 1)
     page = assert_page(site.app.get(f"/admin/orders/{order_id}"), 200, "Order #%d" % order_id)
     assert [td.text for td in page.html.select("#order-lines td[data-label=Item]")] == ["Mug"]
-    assert page.html.select_one("#order-total").text.strip() == "12.50"  # the stored 12.5000, without the zeros past the cents
+    assert page.html.select_one("#order-total").text.strip() == "$12.50"  # the store's money format
     assert "Guest order" in page.text and "ann0@shop.example" in page.text
     form = page.forms["status-form"]
     form["status"] = "completed"

@@ -253,7 +253,7 @@ def test_the_csv_export_of_a_small_set_byte_for_byte(office):
                         res.headers["Content-Disposition"])
     a, a2, b = office.anna[0], office.anna[1], office.ben[0]
     gala = office.gala["id"]
-    assert res.body.decode() == (
+    assert res.body.decode() == "\ufeff" + (
         "id,ticket_code,first_name,last_name,email,phone,status,event_id,event,order_id,checked_in_at,"
         "checked_out_at,created_at\r\n"
         f"{b['id']},{b['ticket_code']},Ben,Ortiz,ben@mail.example,,active,{gala},Gala,{b['order_id']},,,"

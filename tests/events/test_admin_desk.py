@@ -6,6 +6,7 @@ import re
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import select
 
 from storeplatform.testing import statements_run
@@ -170,6 +171,46 @@ def test_a_code_typed_in_small_letters_or_with_blanks_is_the_same_ticket(door):
     res = door.scan(f"  {door.code.lower()} \n").json
     assert res["result"] == "checked_in" and res["attendee"]["ticket_code"] == door.code
     assert door.attendee(door.tickets[0])["status"] == "checked_in"
+
+
+METRICS_TOKEN = "a-metrics-token-of-32-characters"
+
+
+def checkins_counted(door):
+    """{result: count} of the site's check-in counter, as /metrics serves it."""
+    res = door.app.get("/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, status=200)
+    return {sample.labels["result"]: sample.value for family in text_string_to_metric_families(res.text)
+            for sample in family.samples if sample.name == "storeplatform_events_checkins_total"}
+
+
+def counted_since(door, before):
+    after = checkins_counted(door)
+    return {result: after[result] - before.get(result, 0) for result in after if after[result] != before.get(result, 0)}
+
+
+def test_one_scan_is_one_check_in_in_the_metrics_whatever_the_letters(make_site):
+    """A code typed in small letters was tried as typed, counted ``invalid``, then tried again in
+    capitals: every such scan left a phantom refusal beside its check-in."""
+    door = Door(Evt(make_site(**{"storeplatform.plugins": "events", "storeplatform.metrics": "true",
+                                 "storeplatform.metrics_token": METRICS_TOKEN})))
+    before = checkins_counted(door)
+    assert door.scan(door.code.lower()).json["result"] == "checked_in"
+    assert counted_since(door, before) == {"checked_in": 1}
+
+    # A mistyped code (a real refusal) corrected and scanned again: one of each.
+    before = checkins_counted(door)
+    second = door.tickets[1]["ticket_code"]
+    assert door.scan(second[:-1].lower()).json["result"] == "unknown"
+    assert door.scan(f" {second.lower()} ").json["result"] == "checked_in"
+    assert counted_since(door, before) == {"invalid": 1, "checked_in": 1}
+
+    # Scanned again: already in, not a second check-in; REST counts as the desk does.
+    before = checkins_counted(door)
+    assert door.scan(second).json["result"] == "already_in"
+    door.evt.post("/checkin", {"ticket_code": door.tickets[2]["ticket_code"].lower()}, status=200)
+    assert counted_since(door, before) == {"already_in": 1, "checked_in": 1}
+    stats = door.live().json["stats"]
+    assert stats["checked_in"] == 3 and stats["pending"] == 0
 
 
 def test_refused_tickets_say_why_and_stay_as_they_were(door):

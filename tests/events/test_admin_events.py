@@ -166,7 +166,7 @@ def test_the_csv_export_has_every_matching_event_with_its_figures(office):
     res = evt.app.get("/admin/events/export.csv", {"search": "gala"})
     assert res.content_type == "text/csv" and res.headers["Content-Disposition"].startswith(
         'attachment; filename="events-')
-    assert res.body == (
+    assert res.body == b"\xef\xbb\xbf" + (
         b"id,title,status,event_status,start_date,start_time,end_date,venue,organizer,capacity,sold,checked_in\r\n"
         + f"{gala['id']},'=Gala,publish,scheduled,2031-03-04,20:00,2031-03-05,\"Hall, \"\"Main\"\"\",,50,2,1\r\n"
         .encode())

@@ -71,6 +71,6 @@ def test_an_owner_finds_an_event_and_checks_an_attendee_in_by_hand(make_site, br
 
     with page.expect_download() as download:
         page.click("a[download]")
-    with open(download.value.path(), encoding="utf-8") as exported:
+    with open(download.value.path(), encoding="utf-8-sig") as exported:  # after the BOM
         lines = exported.read().splitlines()
     assert lines[0].startswith("id,ticket_code,first_name") and len(lines) == 4  # the three Nowak tickets

@@ -96,6 +96,42 @@ def test_unknown_ticket(door):
                  "evt_rest_invalid_ticket")
 
 
+def test_a_code_in_small_letters_or_with_blanks_is_the_same_ticket_on_every_route(door):
+    """Codes are issued in capitals; REST reads a code as the desk does (``tickets.typed_code``):
+    case and the blanks around it do not matter, a blank inside does."""
+    evt, ticket = door["evt"], door["tickets"][0]
+    code = ticket["ticket_code"]
+    typed = f"  {code.lower()}\t\n"
+    checked = evt.post("/checkin/validate", {"ticket_code": typed}, status=200).json
+    assert checked["valid"] is True and checked["attendee"]["ticket_code"] == code
+    res = evt.post("/checkin", {"ticket_code": typed, "event_id": door["event"]["id"]}, status=200).json
+    assert res["already_in"] is False and res["attendee"]["id"] == ticket["id"]
+    assert res["attendee"]["ticket_code"] == code and res["attendee"]["status"] == "checked_in"
+    again = evt.post("/checkin", {"ticket_code": code.lower()}, status=200).json
+    assert again["already_in"] is True and again["checked_in_at"] == res["checked_in_at"]
+    mixed = code[:8].lower() + code[8:]
+    found = evt.get(f"/attendees/code/{mixed}", headers=evt.admin, status=200).json
+    assert found["id"] == ticket["id"] and found["ticket_code"] == code
+    out = evt.post("/checkin/checkout", {"ticket_code": f" {code.lower()} "}, status=200).json
+    assert out["attendee"]["ticket_code"] == code and out["attendee"]["status"] == "checked_out"
+    assert evt.get(f"/attendees/{ticket['id']}", headers=evt.admin).json["status"] == "checked_out"
+    # A blank inside is another text, not this code: the spec's 404s, the ticket untouched.
+    split = f"{code[:8]} {code[8:]}"
+    assert_error(evt.post("/checkin", {"ticket_code": split}, status=404), 404, "evt_rest_invalid_ticket")
+    assert_error(evt.post("/checkin/checkout", {"ticket_code": split.lower()}, status=404), 404,
+                 "evt_rest_invalid_ticket")
+    assert_error(evt.get(f"/attendees/code/{code[:8]}%20{code[8:]}", headers=evt.admin, status=404), 404,
+                 "evt_rest_attendee_invalid_code")
+    assert evt.get(f"/attendees/{ticket['id']}", headers=evt.admin).json["status"] == "checked_out"
+
+
+def test_the_ticket_qr_code_of_a_code_in_small_letters_is_the_ticket_s(door):
+    evt, code = door["evt"], door["tickets"][0]["ticket_code"]
+    image = evt.get(f"/tickets/{code}/qr", status=200)
+    assert evt.get(f"/tickets/{code.lower()}/qr", status=200).body == image.body
+    assert_error(evt.get("/tickets/nosuch/qr", status=404), 404, "evt_rest_attendee_invalid_code")
+
+
 def test_checked_out_ticket_may_check_in_again(door):
     evt, code = door["evt"], door["tickets"][0]["ticket_code"]
     evt.post("/checkin", {"ticket_code": code}, status=200)

@@ -89,3 +89,17 @@ def test_a_product_that_stops_being_a_ticket_sells_freely(site):
     order(site, admin, seat, 1, expect=400)
     site.app.put_json(f"{API}/store/v1/products/{seat}", {"meta": {}}, headers=admin, status=200)
     order(site, admin, seat, 5)
+
+
+def test_the_event_capacity_bounds_all_its_ticket_types_together(site):
+    admin = site.headers_for("administrator")
+    event_id = site.app.post_json(f"{API}/events/v1/events", {"title": "Small room", "start_date": "2031-03-15",
+                                                             "capacity": 3}, headers=admin).json["id"]
+    standard = ticket(site, admin, event_id, ticket_capacity=0).json["id"]
+    vip = ticket(site, admin, event_id, ticket_capacity=2).json["id"]
+    order(site, admin, standard, 2)
+    assert order(site, admin, vip, 2, expect=400).json["data"]["params"] == {
+        "line_items.0.quantity": "only 1 place(s) left for the event"}
+    order(site, admin, vip, 1)
+    assert order(site, admin, standard, 1, expect=400).json["data"]["params"] == {
+        "line_items.0.quantity": "the event is sold out"}

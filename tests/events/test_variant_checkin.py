@@ -78,6 +78,18 @@ def test_checkout(door):
     assert iso(res["checked_out_at"]) >= iso(res["checked_in_at"])
 
 
+def test_a_code_in_small_letters_is_the_same_ticket(door):
+    alt, ticket = door["evt"], door["tickets"][0]
+    code = ticket["ticket_code"]
+    res = alt.post("/checkin", {"ticket_code": f" {code.lower()} "}, status=200).json
+    assert res["success"] is True and res["already_in"] is False and res["attendee"]["ticket_code"] == code
+    assert res["event"] == {"id": door["event"]["id"], "name": "Gala"}
+    out = alt.post("/checkin/checkout", {"ticket_code": code.lower()}, status=200).json
+    assert out["success"] is True and out["attendee"]["status"] == "checked_out"
+    res = alt.post("/checkin", {"ticket_code": f"{code[:8]} {code[8:]}".lower()}, status=404).json
+    assert res == {"success": False, "message": "Invalid ticket code."}
+
+
 def test_validation_and_permissions_keep_the_error_body(door):
     alt = door["evt"]
     for path in ("/checkin", "/checkin/checkout", "/checkin/validate"):

@@ -224,7 +224,7 @@ def test_the_root_answers_a_client_with_the_rest_links(site, accept):
     assert res.json == {
         "name": "Storeplatform Demo Store", "url": "http://localhost/", "admin": "http://localhost/admin/",
         "rest_index": "http://localhost/api/", "openapi": "http://localhost/api/openapi.json",
-        "namespaces": {"store/v1": "http://localhost/api/store/v1/"}}
+        "namespaces": {"audit/v1": "http://localhost/api/audit/v1/", "store/v1": "http://localhost/api/store/v1/"}}
     assert res.headers["X-Content-Type-Options"] == "nosniff"
 
 

@@ -245,6 +245,6 @@ def test_the_text_format_of_development_ini_writes_the_request_id():
     assert ini["formatter_generic"]["class"] == "storeplatform.core.logs.TextFormatter"
     formatter = TextFormatter(ini["formatter_generic"]["format"])
     plain = logging.LogRecord("x", logging.INFO, __file__, 1, "hello", None, None)
-    assert formatter.format(plain).endswith("[x][MainThread][-] hello")
+    assert formatter.format(plain).endswith("[x][MainThread][-][-] hello")
     plain.request_id = "abc123"
-    assert formatter.format(plain).endswith("[x][MainThread][abc123] hello")
+    assert formatter.format(plain).endswith("[x][MainThread][abc123][-] hello")

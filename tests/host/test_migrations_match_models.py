@@ -14,6 +14,7 @@ from storeplatform.core.plugins import available_plugins
 def _import_every_model():
     importlib.import_module("storeplatform.components.shop.models")
     importlib.import_module("storeplatform.core.models")
+    importlib.import_module("storeplatform.components.audit.models")
     for name, entry_point in available_plugins().items():
         if name == "broken":  # the test plugin whose import fails on purpose (conftest skips it too)
             continue
@@ -28,7 +29,8 @@ def _import_every_model():
 
 def test_migrated_schema_is_the_models(database):
     _import_every_model()
-    assert {"login_attempts", "evt_events", "invoicing_documents", "pricecalc_calculators"} <= set(Base.metadata.tables)
+    assert {"login_attempts", "audit_log", "evt_events", "invoicing_documents", "pricecalc_calculators"} <= set(
+        Base.metadata.tables)
     engine = create_engine(database.url)
     try:
         with engine.connect() as connection:

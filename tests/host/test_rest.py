@@ -6,8 +6,8 @@ from storeplatform.testing import assert_error
 
 def test_root_index_lists_namespaces(site):
     res = site.app.get("/api/")
-    assert res.json["namespaces"] == ["store/v1"]
-    assert site.app.get("/api").json["namespaces"] == ["store/v1"]
+    assert res.json["namespaces"] == ["audit/v1", "store/v1"]
+    assert site.app.get("/api").json["namespaces"] == ["audit/v1", "store/v1"]
 
 
 def test_unknown_route_under_prefix_is_rest_no_route(site):
@@ -128,7 +128,7 @@ def test_third_party_plugin_loads_only_when_listed(site):
 
 def test_rest_prefix_is_configurable(make_site):
     site = make_site(**{"storeplatform.rest_prefix": "/wp-json"})
-    assert site.app.get("/wp-json/").json["namespaces"] == ["store/v1"]
+    assert site.app.get("/wp-json/").json["namespaces"] == ["audit/v1", "store/v1"]
     assert_error(site.app.get("/api/", status=404), 404, "rest_no_route")
 
 

@@ -37,7 +37,8 @@ def _paths(mapper):
                                        "type": value, "key": value, "section": value, "uuid": value,
                                        "product_id": value, "variation_id": value, "name": value,
                                        "ticket_code": value, "password_id": value, "attendee_id": value,
-                                       "delivery_id": value, "group": value})
+                                       "delivery_id": value, "group": value, "note_id": value,
+                                       "refund_id": value})
             except KeyError:
                 continue
             yield path

@@ -2,9 +2,10 @@
 filter, the download, bulk regeneration by the CLI's job (its progress read by the page), the
 capability gate and hostile input: never a 500, nothing saved by a refused form."""
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from admin.helpers import assert_page, login, token
+from storeplatform.api import Order
 from storeplatform.testing import queue_url, wait_for
 from storeplatform_invoicing.models import Job, JobItem
 
@@ -67,6 +68,25 @@ def test_orders_with_their_documents_and_the_download(desk):
     assert pdf.headers["Content-Disposition"] == f'attachment; filename="invoice-{meta["display_number"]}.pdf"'
     assert int(pdf.headers["Content-Length"]) == len(pdf.body) == meta["file_size"]
     assert "Packing slip" in pdf_text(pdf.body) or "PACKING" in pdf_text(pdf.body).upper()
+
+
+def test_totals_are_in_the_store_s_money_format_with_the_order_s_currency(desk):
+    """The format of every admin page that shows money (the host's ``format_money`` through the
+    plugin API): the store's separators, decimals and symbol's place, the order's own symbol."""
+    shop = desk.shop
+    for key, value in {"store.currency": "EUR", "store.currency_position": "right_space",
+                       "store.thousand_separator": ".", "store.decimal_separator": ","}.items():
+        shop.site.set_option(key, value)
+    lamp, cable, _ = shop.products()
+    order = shop.order("completed")  # 39.90 + 3 × 7.25
+    big = shop.order("completed", lines=[(lamp, 30), (cable, 3)])
+    page = assert_page(desk.page(), 200, "Invoices")
+    assert page.html.find(id=f"order-{order['id']}").select_one(".inv-total").text == "61,65 €"
+    assert page.html.find(id=f"order-{big['id']}").select_one(".inv-total").text == "1.218,75 €"
+    with shop.session() as s:
+        s.execute(update(Order).where(Order.id == order["id"]).values(currency="PLN"))
+    page = desk.page()
+    assert page.html.find(id=f"order-{order['id']}").select_one(".inv-total").text == "61,65 zł"
 
 
 def test_the_status_filter_and_pages(desk):

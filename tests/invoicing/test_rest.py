@@ -295,8 +295,11 @@ def test_regenerate_runs_a_constant_number_of_queries(shop):
             assert shop.app.post(f"{API}/documents/{order['id']}/regenerate", headers=headers).json[
                 "invoice_number"] == body["invoice_number"]
         again.append(n())
-    assert again[0] == again[1] <= 3, again  # the site state, the load, the UPDATE
-    assert first[0] == first[1] <= 6, first  # and the counter's INSERT and UPDATE, the document's INSERT
+    # The site state, the load, the order's note, the UPDATE; on PostgreSQL the lock of the two
+    # generations written (the note is the store's, the document the invoicing's) in name order.
+    written = 4 + (shop.engine.dialect.name == "postgresql")
+    assert again[0] == again[1] <= written, again
+    assert first[0] == first[1] <= written + 3, first  # and the counter's INSERT and UPDATE, the document's INSERT
     with count_queries(shop.engine) as n:
         shop.regen(999, status=404)
     assert n() <= 2

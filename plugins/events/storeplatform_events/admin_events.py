@@ -1,14 +1,14 @@
 """The Events pages of the admin (``manage_shop``): the list an owner works from (search, event
 status, upcoming or past, a range of start dates, paging; venue, organizer, capacity, sold and
 checked in per row), its CSV export, and an event's page with its figures and links to its
-attendees and the door. Nothing here edits an event: that is the REST API's (and the check-in's,
-on the attendees pages)."""
+attendees and the door, and its ticket types (admin_ticket_types.py). Events are made and
+changed by admin_event_form.py, venues and organizers by admin_places.py."""
 from pyramid.httpexceptions import HTTPBadRequest, HTTPNotFound
 
 from storeplatform.api import (AdminPage, admin_url, admin_view, csv_response, export_filename, id_in_range, list_query,
                                page_of, site_timezone)
 
-from . import event_list
+from . import event_list, ticket_types
 from .models import EVENT_STATUSES
 from .queries import today
 
@@ -67,10 +67,18 @@ def event_or_404(request):
 
 @admin_view(EVENTS, r"/{id:\d+}", template="events/events_one.jinja2")
 def show_event(request):
-    event = event_or_404(request)
+    return event_page(request, event_or_404(request))
+
+
+def event_page(request, event, ticket_form=None):
+    """The event's page: its facts, its figures, its ticket types and the form that adds one
+    (``ticket_form``: the values and errors of a refused one)."""
     counts = event_list.status_counts(request.db, event.id)
     came_in = counts["checked_in"] + counts["checked_out"]
     sold = counts["active"] + came_in
+    tz = site_timezone(request.db)
     return {"title": event.title or "(no title)", "event": event, "counts": counts, "sold": sold,
-            "came_in": came_in, "today": today(request.db)}
+            "came_in": came_in, "today": today(request.db), "tz": tz,
+            "ticket_types": ticket_types.event_ticket_types(request.db, event.id),
+            "ticket_form": ticket_form or {"values": {"capacity": "0"}, "errors": {}}}
 

@@ -35,10 +35,11 @@ def add_commands(subparsers):
 
 def cmd_checkin(env, args):
     from .checkin import TicketError, check_in
+    from .tickets import typed_code
 
     with env.transaction() as session:
         try:
-            attendee, event_name, already = check_in(session, args.ticket_code.strip(), args.event_id)
+            attendee, event_name, already = check_in(session, typed_code(args.ticket_code), args.event_id)
         except TicketError as exc:
             raise CliError(f"{exc.error.code}: {exc.message}")
         name = f"{attendee.first_name} {attendee.last_name}".strip()
@@ -48,10 +49,11 @@ def cmd_checkin(env, args):
 
 def cmd_checkout(env, args):
     from .checkin import TicketError, check_out
+    from .tickets import typed_code
 
     with env.transaction() as session:
         try:
-            attendee, event_name = check_out(session, args.ticket_code.strip())
+            attendee, event_name = check_out(session, typed_code(args.ticket_code))
         except TicketError as exc:
             raise CliError(f"{exc.error.code}: {exc.message}")
         name = f"{attendee.first_name} {attendee.last_name}".strip()

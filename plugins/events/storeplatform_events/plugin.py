@@ -29,7 +29,7 @@ def storeplatform_site_options():
         OptionSpec("events.webhooks_enabled", "bool", True, "advanced", "Webhooks",
                    description="Stored only; webhook delivery does not depend on it (pause a webhook "
                                "instead).", hidden=True),
-        OptionSpec("events.permalink_base", "string", "", "general", "Event pages",
+        OptionSpec("events.permalink_base", "url", "", "general", "Event pages",
                    description="URL where a headless front end shows events (the slug is appended); "
                                "empty: the platform's own page /events/<slug>/."),
     ]
@@ -50,14 +50,15 @@ def storeplatform_includeme(config):
     else:
         from .views import includeme
     includeme(config)
-    from . import admin_attendees, admin_desk, admin_events, page
+    from . import admin_attendees, admin_desk, admin_event_form, admin_events, admin_places, admin_ticket_types, page
     from .webhooks import admin
 
     page.includeme(config)
     # The admin pages are the same in both variants: they call the domain code, not the API.
     config.add_admin_templates("storeplatform_events:admin_templates")
     config.add_admin_static("events", "storeplatform_events:admin_static")
-    config.add_admin_views(admin, admin_desk, admin_events, admin_attendees)
+    config.add_admin_views(admin, admin_desk, admin_events, admin_event_form, admin_ticket_types, admin_places,
+                           admin_attendees)
 
 
 @hookimpl
@@ -89,6 +90,15 @@ def storeplatform_order_status_changed(order, old_status, new_status):
     from .tickets import on_order_status_changed
 
     on_order_status_changed(object_session(order), order, old_status, new_status)
+
+
+@hookimpl
+def storeplatform_order_refunded(order, refund):
+    from sqlalchemy.orm import object_session
+
+    from .tickets import on_order_refunded
+
+    on_order_refunded(object_session(order), order, refund)
 
 
 @hookimpl

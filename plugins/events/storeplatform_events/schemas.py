@@ -7,6 +7,7 @@ from storeplatform.api import (COLUMN_INT, POSITIVE_ID, POST_STATUSES, DateText,
                                is_url, not_blank, url_or_empty, valid_email, valid_timezone)
 
 from .models import ATTENDEE_STATUSES, EVENT_STATUSES, EVENT_TYPES
+from .tickets import typed_code
 
 # A body may set any host post status but the trash (DELETE trashes).
 WRITABLE_STATUSES = tuple(status for status in POST_STATUSES if status != "trash")
@@ -168,10 +169,6 @@ def _upper(value):
     return value.upper() if isinstance(value, str) else value
 
 
-def _strip(value):
-    return value.strip() if isinstance(value, str) else value
-
-
 def _order(default):
     return colander.SchemaNode(StrictString(), name="order", missing=default, preparer=_upper,
                                validator=colander.OneOf(("ASC", "DESC")), description=f"ASC or DESC (default {default}).")
@@ -227,8 +224,8 @@ class AttendeeListQuery(PaginationSchema):
 # --- check-in -------------------------------------------------------------------------------
 
 def _ticket_code():
-    return colander.SchemaNode(StrictString(), name="ticket_code", validator=not_blank, preparer=_strip,
-                               description="Ticket code.")
+    return colander.SchemaNode(StrictString(), name="ticket_code", validator=not_blank, preparer=typed_code,
+                               description="Ticket code (case and surrounding blanks do not matter).")
 
 
 class CheckinBody(colander.MappingSchema):

@@ -11,8 +11,9 @@ product is saved (the ``evt_ticket_types`` row follows the ``meta``), and asks i
 order may take places: a ticket outside its window is refused, and so is a quantity beyond the
 places left. Places taken: the tickets of paid orders that are not cancelled, and the ticket
 lines of orders awaiting payment (pending, on hold), which hold their places as a shop's stock
-is held; the ticket type's row is locked while they are counted, so that two orders at once
-cannot both take the last place.
+is held. The event's own capacity, when set, bounds the places of all its ticket types together.
+The event's row is locked while the places are counted, so that two orders at once cannot both
+take the last place.
 """
 from datetime import datetime, timezone
 
@@ -20,7 +21,7 @@ from sqlalchemy import func, select
 
 from storeplatform.api import ORDER_STATUSES, Order, OrderItem, Product, id_in_range
 
-from .models import Attendee, TicketType
+from .models import Attendee, EventDetails, TicketType
 from .tickets import ticket_event_id
 
 CAPACITY = "ticket_capacity"
@@ -91,23 +92,30 @@ def product_saved(session, product):
 
 def line_problems(session, product, quantity, now=None):
     """Why ``quantity`` tickets of ``product`` cannot be ordered now (``{field: message}``);
-    empty for a product that is no ticket. Locks the ticket type's row (see the module)."""
-    if ticket_event_id(product) is None:
+    empty for a product that is no ticket. The event's row is locked first: the places of all
+    its ticket types are counted by one order at a time (see the module)."""
+    event_id = ticket_event_id(product)
+    if event_id is None:
         return {}
-    row = session.execute(select(TicketType).where(TicketType.product_id == product.id)
-                          .with_for_update()).scalar()
-    if row is None:
+    event = session.execute(select(EventDetails).where(EventDetails.post_id == event_id).with_for_update()).scalar()
+    row = session.get(TicketType, product.id)
+    if row is None or event is None:
         return {}
     now = now or datetime.now(timezone.utc)
     if row.sales_start is not None and now < row.sales_start:
         return {"product_id": f"{product.name} is on sale from {row.sales_start.isoformat()}"}
     if row.sales_end is not None and now >= row.sales_end:
         return {"product_id": f"{product.name} is no longer on sale (sales ended {row.sales_end.isoformat()})"}
-    if row.capacity and quantity is not None:
-        left = max(row.capacity - places_taken(session, [product.id])[product.id], 0)
-        if quantity > left:
-            return {"quantity": f"only {left} place(s) of {product.name} left" if left else
-                    f"{product.name} is sold out"}
+    if quantity is None or not (row.capacity or event.capacity):
+        return {}
+    kinds = session.execute(select(TicketType.product_id).where(TicketType.event_id == event_id)).scalars().all()
+    taken = places_taken(session, kinds)
+    if row.capacity and quantity > row.capacity - taken.get(product.id, 0):
+        left = max(row.capacity - taken.get(product.id, 0), 0)
+        return {"quantity": f"only {left} place(s) of {product.name} left" if left else f"{product.name} is sold out"}
+    if event.capacity and quantity > event.capacity - sum(taken.values()):
+        left = max(event.capacity - sum(taken.values()), 0)
+        return {"quantity": f"only {left} place(s) left for the event" if left else "the event is sold out"}
     return {}
 
 

@@ -1,7 +1,7 @@
 """Attendees from paid orders: one per ticket unit, once per order; cancelled with the order."""
 import secrets
 
-from sqlalchemy import select, update
+from sqlalchemy import case, select, update
 
 from storeplatform.api import PAID_STATUSES, Post, Product, id_in_range, is_digits, utcnow
 
@@ -15,6 +15,15 @@ _ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
 def new_ticket_code():
     return "".join(secrets.choice(_ALPHABET) for _ in range(16))
+
+
+def typed_code(text):
+    """The ticket code ``text`` names, as typed, scanned or sent: the blanks around it dropped
+    and in capitals, since every code is issued in capitals (``new_ticket_code``) and a person
+    types ``k7m2...`` for ``K7M2...``. Every channel (REST in both variants, the desk, the CLI)
+    reads a code through this once, at its boundary, so a code matches the same way everywhere.
+    A value that is not text is left for the caller's validation to refuse."""
+    return text.strip().upper() if isinstance(text, str) else text
 
 
 def ticket_event_id(product):
@@ -31,6 +40,27 @@ def on_order_status_changed(session, order, old_status, new_status):
     elif new_status in CANCELLING_STATUSES:
         session.execute(update(Attendee).where(Attendee.order_id == order.id, Attendee.status != "cancelled")
                         .values(status="cancelled", cancelled_by_order=True, modified_at=utcnow())
+                        .execution_options(synchronize_session=False))
+
+
+# Which tickets of a refunded line go first: those never checked in, then those checked out
+# again, then those in the venue; the newest first within each (docs/decisions.md).
+_REFUND_ORDER = {"active": 0, "checked_out": 1, "checked_in": 2}
+
+
+def on_order_refunded(session, order, refund):
+    """For each line of ``refund`` that gives units back, as many of that line's tickets are
+    cancelled, for good: a refund is not undone by the order being paid again, so they are not
+    marked as cancelled by the order. Nothing is announced, as for an order's cancellation."""
+    for line in refund.line_items:
+        if line.quantity <= 0:
+            continue
+        rank = case(_REFUND_ORDER, value=Attendee.status, else_=3)
+        chosen = (select(Attendee.id).where(Attendee.order_id == order.id, Attendee.order_item_id == line.order_item_id,
+                                            Attendee.status != "cancelled")
+                  .order_by(rank, Attendee.id.desc()).limit(line.quantity))
+        session.execute(update(Attendee).where(Attendee.id.in_(chosen.scalar_subquery()))
+                        .values(status="cancelled", cancelled_by_order=False, modified_at=utcnow())
                         .execution_options(synchronize_session=False))
 
 

@@ -74,7 +74,7 @@ def _page_values(request, status, page, error=None, selected=(), force_type=""):
     orders = [{
         "id": order.id, "status": order.status, "date": order.created_at.astimezone(tz).strftime("%Y-%m-%d %H:%M"),
         "customer": _customer(order.billing),
-        "total": format_money(order.total, money), "selected": order.id in selected,
+        "total": format_money(order.total, money, order.currency), "selected": order.id in selected,
         "documents": [{
             "id": doc.id, "type": doc.document_type, "number": doc.display_number,
             "date": doc.generated_at.astimezone(tz).strftime("%Y-%m-%d %H:%M") if doc.generated_at else None,

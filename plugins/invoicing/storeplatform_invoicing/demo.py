@@ -1,13 +1,17 @@
-"""Demo data: a few orders with names in several scripts, each with its document rendered."""
+"""Demo data: a few orders of the last days with names in several scripts, each with its
+document rendered."""
+from datetime import timedelta
 from decimal import Decimal
 
 from sqlalchemy import select
 
-from storeplatform.api import Product, create_order
+from storeplatform.api import Product, create_order, utcnow
 
 from .documents import regenerate
 
 DEMO_SKU = "INVOICING-DEMO-LAMP"
+# When each demo order was placed, in days before the load.
+PLACED_DAYS_AGO = (9, 5, 1)
 
 
 def load_demo(session):
@@ -26,10 +30,14 @@ def load_demo(session):
           "city": "Gdańsk", "postcode": "80-001", "country": "PL", "email": "zoe.lukasz@example.com"},
          "processing", "packing-slip"),
     ]
-    for billing, status, extra_type in orders:
+    now = utcnow()
+    for (billing, status, extra_type), days_ago in zip(orders, PLACED_DAYS_AGO):
         order = create_order(session, line_items=[{"product_id": lamp.id, "quantity": 1},
                                                   {"product_id": cable.id, "quantity": 3}],
                              billing=billing, status=status)
+        # Placed in the last days (a shop's dates, not all the load's), before its document is made.
+        order.created_at = order.modified_at = now - timedelta(days=days_ago, hours=2 * days_ago + 1)
+        session.flush()
         # Rendered now, so the demo shows documents even before a worker runs.
         regenerate(session, order)
         if extra_type:

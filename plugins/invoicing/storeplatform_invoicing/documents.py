@@ -5,7 +5,7 @@ from sqlalchemy import select
 from storeplatform.api import Order, enqueue_after_commit, id_in_range, site_options, utcnow
 
 from .models import Document
-from .numbering import ensure_document
+from .numbering import document_note, ensure_document
 from .options import auto_statuses
 from .order_load import load_document, load_order
 from .pdf import render_pdf
@@ -52,7 +52,10 @@ def regenerate(session, order, force_type=None):
     if order is None:
         return None
     document_type = resolve_type(session, order, force_type)
-    document = ensure_document(session, order, document_type, found=documents.get(document_type))
+    found = documents.get(document_type)
+    document = ensure_document(session, order, document_type, found=found)
+    if found is not None and found.generated_at is not None:
+        document_note(session, order, document, "regenerated")  # a new one has its "created"
     return order, render_into(session, order, document)
 
 

@@ -5,10 +5,14 @@ so they have no gaps."""
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
-from storeplatform.api import site_options, site_timezone, utcnow
+from storeplatform.api import add_order_note, site_options, site_timezone, utcnow
 
 from .models import Counter, Document, upsert_insert
 from .options import PREFIX_OPTIONS
+
+# How the order's history names each type of document.
+DOCUMENT_LABELS = {"invoice": "Invoice", "receipt": "Receipt", "credit-note": "Credit note",
+                   "packing-slip": "Packing slip"}
 
 
 def display_number(options, document_type, year, number):
@@ -68,4 +72,11 @@ def ensure_document(session, order, document_type, found=NOT_LOOKED):
             raise
         return existing
     savepoint.commit()
+    document_note(session, order, document, "created")
     return document
+
+
+def document_note(session, order, document, what):
+    """The order's history's line of a document ("Invoice INV-2026-00012 created."), by whoever
+    the request acts for ("system" in a task)."""
+    add_order_note(session, order, f"{DOCUMENT_LABELS[document.document_type]} {document.display_number} {what}.")

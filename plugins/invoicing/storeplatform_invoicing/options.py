@@ -14,6 +14,8 @@ PREFIX_OPTIONS = {
     "credit-note": "invoicing.prefix_credit_note",
     "packing-slip": "invoicing.prefix_packing_slip",
 }
+# A display number is prefix-year-sequence, printed on the document and in its file name.
+PREFIX_MAX = 20
 
 
 def option_specs():
@@ -25,10 +27,12 @@ def option_specs():
                    description="Cancelled and failed orders never get one.", choices=DOCUMENT_STATUSES),
         OptionSpec("invoicing.default_type", "choice", "invoice", SECTION, "Document type of paid orders",
                    description="Refunded orders get a credit note.", choices=("invoice", "receipt")),
-        OptionSpec(PREFIX_OPTIONS["invoice"], "string", "INV", SECTION, "Invoice number prefix"),
-        OptionSpec(PREFIX_OPTIONS["receipt"], "string", "RCT", SECTION, "Receipt number prefix"),
-        OptionSpec(PREFIX_OPTIONS["credit-note"], "string", "CN", SECTION, "Credit note number prefix"),
-        OptionSpec(PREFIX_OPTIONS["packing-slip"], "string", "PS", SECTION, "Packing slip number prefix"),
+        OptionSpec(PREFIX_OPTIONS["invoice"], "string", "INV", SECTION, "Invoice number prefix", max=PREFIX_MAX),
+        OptionSpec(PREFIX_OPTIONS["receipt"], "string", "RCT", SECTION, "Receipt number prefix", max=PREFIX_MAX),
+        OptionSpec(PREFIX_OPTIONS["credit-note"], "string", "CN", SECTION, "Credit note number prefix",
+                   max=PREFIX_MAX),
+        OptionSpec(PREFIX_OPTIONS["packing-slip"], "string", "PS", SECTION, "Packing slip number prefix",
+                   max=PREFIX_MAX),
         OptionSpec("invoicing.number_padding", "int", 5, SECTION, "Digits of the sequence number", min=1, max=12),
         OptionSpec("invoicing.font", "choice", "", SECTION, "Extra font",
                    description="A font installed on the server (e.g. a CJK font) for the characters the "

@@ -33,6 +33,7 @@ from ..components.admin.forms import form_values, refuse_form
 from ..components.admin.guard import admin_redirect, admin_url
 from ..components.admin.listing import csv_response, export_filename, list_query, page_of, query_values
 from ..components.admin.pages import AdminPage, admin_view
+from ..core.audit import audit
 from ..core.auth import Identity, require, user_can
 from ..core.cache import cached
 from ..core.cli import CliError, Parser
@@ -55,6 +56,7 @@ from ..components.shop.content import POST_STATUSES, delete_post, local_datetime
 from ..components.shop.models import Order, OrderItem, Post, PostTerm, Product, Term, User
 from ..components.shop.money import CURRENCY_SYMBOLS, currency_format, format_money, round_money
 from ..core.options import OptionError, OptionSpec, set_option, site_options, site_timezone
+from ..components.shop.order_notes import add_order_note
 from ..components.shop.orders import PAID_STATUSES, STATUSES as ORDER_STATUSES, create_order
 from ..components.shop.products import create_product, current_price, delete_product, update_product
 from ..components.shop.schemas import validate_product
@@ -77,12 +79,16 @@ __all__ = [
     "parse_decimal", "id_in_range", "is_digits",
     # auth
     "Identity", "require", "user_can",
+    # the audit log: audit(session_or_request, kind, action, subject, details) in the change's transaction
+    "audit",
     # database
     "Base", "UTCDateTime", "utcnow", "get_by_id", "get_or_404", "count_rows",
     # store models and services
     "User", "Post", "Term", "PostTerm", "Product", "Order", "OrderItem",
     "POST_STATUSES", "slugify", "unique_slug", "trash_post", "delete_post", "set_post_terms", "local_datetime",
     "ORDER_STATUSES", "PAID_STATUSES", "create_order", "current_price",
+    # an order's history: add_order_note(session, order_or_id, note, customer_note=False, added_by_user=False)
+    "add_order_note",
     "validate_product", "create_product", "update_product", "delete_product",
     # settings: raise SettingsError("key must be ..., not 'x'") for a bad ini value (start-up stops with that line)
     "SettingsError",

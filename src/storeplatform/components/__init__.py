@@ -4,7 +4,9 @@ plugin is, each registered in the site's plugin manager and included by the app 
 - ``shop``: users and accounts, content, products, orders, sales and the ``store/v1`` namespace;
 - ``admin``: the staff's pages in the browser; builds on ``shop`` (its pages read and write
   through the shop's domain modules, the one read path of each entity);
-- ``observability``: metrics (Prometheus) and traces (OpenTelemetry).
+- ``observability``: metrics (Prometheus) and traces (OpenTelemetry);
+- ``audit``: the audit log of administrative changes, which every layer reports through the
+  kernel's ``storeplatform_audit_event``; builds on ``admin`` (its page).
 
 A component imports the kernel, its own modules, and no other component but those it builds on
 (``BUILDS_ON``); tests/host/test_structure.py holds the rule.
@@ -15,6 +17,7 @@ BUILDS_ON = {
     "shop": (),
     "admin": ("shop",),
     "observability": (),
+    "audit": ("admin",),
 }
 
 # The components' modules that implement hooks, registered in every site's plugin manager before
@@ -24,4 +27,6 @@ PLUGINS = (
     "storeplatform.components.shop.cli",
     "storeplatform.components.shop.hooks",
     "storeplatform.components.admin.dashboard",
+    "storeplatform.components.audit.hooks",
+    "storeplatform.components.audit.cli",
 )

@@ -24,7 +24,7 @@ on this module's ``cached_call``.
 import contextvars
 import logging
 import threading
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import event
 from sqlalchemy.sql import visitors
@@ -249,7 +249,10 @@ def forget_transaction_state(session):
 
 
 def _site_zone(options):
-    return ZoneInfo(options.get("site.timezone") or "UTC")
+    try:
+        return ZoneInfo(options.get("site.timezone") or "UTC")
+    except (ZoneInfoNotFoundError, ValueError, TypeError):
+        return ZoneInfo("UTC")  # stored before its kind refused it: read as the default (options.py)
 
 
 def _now():

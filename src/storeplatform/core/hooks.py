@@ -14,7 +14,7 @@ from .queue import Periodic
 def storeplatform_site_options():
     return [
         OptionSpec("site.title", "string", "Storeplatform Demo Store", "general", "Site title"),
-        OptionSpec("site.url", "string", "http://127.0.0.1:6543", "general", "Site address (URL)",
+        OptionSpec("site.url", "url", "http://127.0.0.1:6543", "general", "Site address (URL)",
                    description="Used for links made outside a web request (worker, CLI). Until you set it, the server writes the address it serves at each start."),
         OptionSpec("site.timezone", "timezone", "UTC", "general", "Time zone"),
         # Throttling of credential guesses (auth/throttle.py).

@@ -31,8 +31,10 @@ def storeplatform_includeme(config):
 def storeplatform_site_options():
     """Declare site options: return a list of ``storeplatform.api.OptionSpec``.
 
-    Each spec has a key, a type (bool, string, text, int, decimal, choice), a default,
-    a section and a label. Keys are unique across the site; prefix them with the plugin name.
+    Each spec has a key, a type (``storeplatform.core.options.TYPES``: bool, string, text, int,
+    decimal, choice, multichoice, timezone, url, email, currency), a default, a section and a
+    label; an int or decimal also its min and max. Keys are unique across the site; prefix them
+    with the plugin name.
     """
 
 
@@ -55,6 +57,17 @@ def storeplatform_order_status_changed(order, old_status, new_status):
     """Action: an order's status changed from ``old_status`` to ``new_status``.
 
     Fired once per change, inside the transaction that makes it.
+    """
+
+
+@hookspec
+def storeplatform_order_refunded(order, refund):
+    """Action: money was given back on ``order``, inside the transaction that records it.
+
+    ``refund`` has ``id``, ``amount`` (Decimal), ``reason``, ``refunded_by`` (a user id or None)
+    and ``line_items``: what was given back of each line (``order_item_id``, ``quantity``, 0 for
+    money alone, ``refund_total``). Fired before a refund of the whole remainder moves the order
+    to ``refunded`` (which fires ``storeplatform_order_status_changed`` as any change does).
     """
 
 
@@ -105,6 +118,15 @@ def storeplatform_user_deleted(user, reassign):
     ``reassign`` is the ``User`` who gets the deleted user's posts, or None (they stay without
     an author). Rows of a plugin that name the user without a foreign key let go of them here,
     so that nothing is left pointing at a user who no longer exists.
+    """
+
+
+@hookspec
+def storeplatform_audit_event(session, event):
+    """Action: an administrative change was reported (``storeplatform.api.audit``), inside the
+    transaction that makes it (``session``'s). ``event`` is a ``storeplatform.core.audit.AuditEvent``
+    (kind, action, subject, details, actor_id, actor_login, address, at). The audit component
+    writes it to the audit log in that transaction: a change rolled back leaves no entry.
     """
 
 

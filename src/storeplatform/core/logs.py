@@ -1,7 +1,9 @@
 """Logs: a request id for every request (``X-Request-ID`` from a trusted proxy, else a new one;
 returned in the response header and on every log record made while the request runs, as
-``%(request_id)s``), one access record per request on ``storeplatform.access``, and a JSON
-formatter (one object per line) for log collectors, named in config/production.ini."""
+``%(request_id)s``), the request's user on those records once its identity is known (its login,
+``%(user)s``, ``-`` before or without one), one access record per request on
+``storeplatform.access``, and a JSON formatter (one object per line) for log collectors, named in
+config/production.ini."""
 import contextvars
 import datetime
 import itertools
@@ -17,6 +19,9 @@ from .observe import REQUEST
 
 access_log = logging.getLogger("storeplatform.access")
 request_id_var = contextvars.ContextVar("storeplatform_request_id", default=None)
+# The login of the request's user, set by the security policy when it resolves the identity (a
+# context variable set once per authenticated request: no work added to the request itself).
+user_var = contextvars.ContextVar("storeplatform_user", default=None)
 # Ids other systems send: letters, digits and a few separators, at most 128 characters.
 _VALID_ID = re.compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
 _ACCESS_FIELDS = ("method", "path", "status", "duration_ms", "bytes")
@@ -26,11 +31,13 @@ _base_factory = logging.getLogRecordFactory()
 def _record_factory(*args, **kwargs):
     record = _base_factory(*args, **kwargs)
     record.request_id = request_id_var.get() or "-"
+    record.user = user_var.get() or "-"
     return record
 
 
 def install_record_factory():
-    """Every log record of the process carries ``request_id`` (``-`` outside a request)."""
+    """Every log record of the process carries ``request_id`` (``-`` outside a request) and
+    ``user`` (``-`` outside a request or before its user is known, and for an anonymous one)."""
     if logging.getLogRecordFactory() is not _record_factory:
         logging.setLogRecordFactory(_record_factory)
 
@@ -65,7 +72,7 @@ os.register_at_fork(after_in_child=_access_templates.clear)  # process id and na
 _MAKE_RECORD = logging.Logger.makeRecord
 
 
-def access_record(args, fields, request_id):
+def access_record(args, fields, request_id, user="-"):
     """The access record of a request: the record ``Logger.info`` would make, made from the
     thread's first record by changing what differs (its time, arguments and fields). Building
     a LogRecord looks up the thread, the process and the file name anew each time: that was
@@ -87,7 +94,7 @@ def access_record(args, fields, request_id):
     record.__dict__ = {**template, **fields, "args": args, "created": created,
                        "msecs": int((created - int(created)) * 1000) + 0.0,
                        "relativeCreated": template["relativeCreated"] + (created - template["created"]) * 1000,
-                       "request_id": request_id}
+                       "request_id": request_id, "user": user}
     return record
 
 
@@ -117,6 +124,7 @@ def request_log_tween_factory(handler, registry):
     def request_log_tween(request):
         request_id = request_id_for(request)
         token = request_id_var.set(request_id)
+        user_token = user_var.set(None)  # a thread's next request must not inherit its last user
         started = time.perf_counter()
         try:
             response = handler(request)
@@ -133,25 +141,28 @@ def request_log_tween_factory(handler, registry):
                 access_log.handle(access_record(
                     (method, path, status, duration, size if size is not None else "-"),
                     {"method": method, "path": path, "status": status, "duration_ms": duration, "bytes": size},
-                    request_id))
+                    request_id, user_var.get() or "-"))
             return response
         finally:
+            user_var.reset(user_token)
             request_id_var.reset(token)
 
     return request_log_tween
 
 
 class TextFormatter(logging.Formatter):
-    """logging's own formatter, with ``%(request_id)s`` written ``-`` on a record made before the
-    site installed its record factory (pserve's and the CLI's first lines): development.ini's."""
+    """logging's own formatter, with ``%(request_id)s`` and ``%(user)s`` written ``-`` on a record
+    made before the site installed its record factory (pserve's and the CLI's first lines):
+    development.ini's."""
 
     def __init__(self, fmt=None, datefmt=None, style="%", validate=True):
-        super().__init__(fmt, datefmt, style, validate, defaults={"request_id": "-"})
+        super().__init__(fmt, datefmt, style, validate, defaults={"request_id": "-", "user": "-"})
 
 
 class JsonFormatter(logging.Formatter):
     """One JSON object per line: time (UTC), level, logger, message, request_id when in a
-    request, the access fields on access records, the traceback as text when there is one."""
+    request, user when the request has one (its login), the access fields on access records,
+    the traceback as text when there is one."""
 
     _second = (None, "")  # (a second, its text): one tuple, read and replaced whole by any thread
 
@@ -162,6 +173,9 @@ class JsonFormatter(logging.Formatter):
         request_id = fields.get("request_id", "-")
         if request_id != "-":
             data["request_id"] = request_id
+        user = fields.get("user", "-")
+        if user != "-":
+            data["user"] = user
         for field in _ACCESS_FIELDS:
             if field in fields:
                 data[field] = fields[field]

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from .db.session import site_transaction
 from .models import Option
-from .options import site_options
+from .options import coerce, site_options
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,9 @@ def served_address(host, port):
 def follow_served_address(registry, url):
     """Write ``url`` to ``site.url`` unless the owner set it; return ``(value in effect, whether
     it is the served address)``. Links made outside a request (the worker's webhook payloads,
-    the CLI) then name the port actually served."""
+    the CLI) then name the port actually served. An address the option's kind refuses (a host
+    name no URL can hold) is not written: OptionError."""
+    url = coerce(registry["options.specs"][SITE_URL], url)
     with site_transaction(registry) as session:
         stored = {row.key: row for row in session.execute(
             select(Option).where(Option.key.in_((SITE_URL, SERVED_MARK)))).scalars()}

@@ -40,7 +40,11 @@ def storeplatform_order_status_changed(order, old_status, new_status):
     session = object_session(order)
     seen = site_options(session)["thirdparty.last_status_change"]
     entry = f"{order.id}:{old_status}->{new_status}"
-    set_option(session, "thirdparty.last_status_change", (seen + " " + entry).strip())
+    # A string option holds 255 characters: the oldest changes make room for the latest.
+    value = (seen + " " + entry).strip()
+    while len(value) > 255:
+        value = value.split(" ", 1)[1]
+    set_option(session, "thirdparty.last_status_change", value)
 
 
 @hookimpl

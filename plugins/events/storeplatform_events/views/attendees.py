@@ -8,6 +8,7 @@ from .. import actions, attendee_list, queries, schemas
 from ..errors import ATTENDEE_INVALID_CODE, ATTENDEE_INVALID_ID
 from ..models import Attendee, AttendeeRecord
 from ..serialize import attendee_json
+from ..tickets import typed_code
 
 attendees = Service("events/v1", "/attendees", name="attendees", description="Attendees (one per ticket sold).")
 attendee = Service("events/v1", r"/attendees/{id:\d+}", name="attendee", description="One attendee.")
@@ -73,5 +74,6 @@ def update_attendee(request):
 
 @attendee_by_code.get(permission="manage_shop")
 def get_attendee_by_code(request):
-    a, title = read(request, Attendee.ticket_code == request.matchdict["ticket_code"], ATTENDEE_INVALID_CODE)
+    a, title = read(request, Attendee.ticket_code == typed_code(request.matchdict["ticket_code"]),
+                    ATTENDEE_INVALID_CODE)
     return attendee_json(request, a, title, site_timezone(request.db))

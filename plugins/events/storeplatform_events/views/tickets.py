@@ -16,6 +16,7 @@ from storeplatform.api import Service
 from .. import queries
 from ..errors import ATTENDEE_INVALID_CODE
 from ..models import Attendee
+from ..tickets import typed_code
 
 qr = Service("events/v1", "/tickets/{ticket_code}/qr", name="ticket-qr",
              description="QR code (PNG) of a ticket code; public.")
@@ -29,7 +30,7 @@ def qr_png(ticket_code):
 
 @qr.get(response="image/png")
 def get_qr(request):
-    code = request.matchdict["ticket_code"]
+    code = typed_code(request.matchdict["ticket_code"])
     queries.first_or_404(request.db, select(Attendee.id).where(Attendee.ticket_code == code), ATTENDEE_INVALID_CODE)
     response = Response(body=qr_png(code), content_type="image/png")
     response.headers["Cache-Control"] = "private, no-store"

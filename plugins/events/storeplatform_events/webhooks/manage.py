@@ -1,13 +1,16 @@
 """What a site owner does with webhooks, for the REST routes and the admin pages alike: list them,
 validate a body, create, update, delete, send a test delivery, read the delivery log, deliver one
-again."""
+again. Creating, changing and deleting one are entries of the site's audit log (kind
+``webhooks``): never the secret, and of the URL only its host (a receiver's URL may itself be
+its key)."""
 import secrets
 import string
 import uuid
+from urllib.parse import urlsplit
 
 from sqlalchemy import delete, or_, select
 
-from storeplatform.api import deserialize, enqueue_after_commit, get_by_id, utcnow
+from storeplatform.api import audit, deserialize, enqueue_after_commit, get_by_id, utcnow
 
 from ..queries import ilike
 from .delivery import post, signed_attempt
@@ -58,10 +61,24 @@ def create_webhook(session, v):
                    created_at=now, updated_at=now)
     session.add(item)
     session.flush()
+    audit(session, "webhooks", "created", item.name,
+          {"id": item.id, "topic": item.topic, "status": item.status, "url_host": url_host(item.url)})
     return item
 
 
+def url_host(url):
+    """What the audit log keeps of a webhook's URL: its host (and port)."""
+    try:
+        return urlsplit(url).netloc.rpartition("@")[2]
+    except ValueError:
+        return ""
+
+
+AUDITED = ("name", "url", "topic", "secret", "status")
+
+
 def update_webhook(session, item, v):
+    before = {name: getattr(item, name) for name in AUDITED}
     if "url" in v:
         item.url = v["url"].strip()
     if "name" in v:
@@ -77,10 +94,21 @@ def update_webhook(session, item, v):
         item.status = v["status"]
     item.updated_at = utcnow()
     session.flush()
+    changed = [name for name in AUDITED if getattr(item, name) != before[name]]
+    if changed:
+        details = {"id": item.id, "changed": changed}
+        for name in ("name", "topic", "status"):
+            if name in changed:
+                details[name] = {"old": before[name], "new": getattr(item, name)}
+        if "url" in changed:
+            details["url_host"] = {"old": url_host(before["url"]), "new": url_host(item.url)}
+        audit(session, "webhooks", "changed", item.name, details)
     return item
 
 
 def delete_webhook(session, item):
+    audit(session, "webhooks", "deleted", item.name,
+          {"id": item.id, "topic": item.topic, "status": item.status, "url_host": url_host(item.url)})
     # Queued work of the webhook goes with it; its log rows stay in the log.
     session.execute(delete(WebhookDelivery).where(WebhookDelivery.webhook_id == item.id,
                                                   WebhookDelivery.status == PENDING)

@@ -8,6 +8,7 @@ import pyramid_jinja2
 from pyramid.security import NO_PERMISSION_REQUIRED
 
 from .errors import add_admin_error_views
+from .money import add_money_filter
 from .guard import wrap
 from .pages import ADMIN_PREFIX, PAGES, AdminPage, admin_view, allowed_methods, route_name
 
@@ -25,10 +26,10 @@ def includeme(config):
     config.add_directive("add_admin_static", add_admin_static)
     config.add_static_view(f"{STATIC}/admin", "storeplatform.components.admin:static", cache_max_age=3600,
                            permission=NO_PERMISSION_REQUIRED)
-    from . import customers, login, orders, products, settings, users
+    from . import customers, login, order_new, orders, products, settings, users
 
     login.includeme(config)
-    add_admin_views(config, settings, users, orders, products, customers)
+    add_admin_views(config, settings, users, orders, order_new, products, customers)
     add_admin_error_views(config)
 
 
@@ -49,6 +50,7 @@ def _include_jinja2(config):
         environment = pyramid_jinja2.create_environment_from_options(
             pyramid_jinja2.parse_env_options_from_settings(settings, "jinja2.", resolve, package),
             pyramid_jinja2.parse_loader_options_from_settings(settings, "jinja2.", resolve, package))
+        add_money_filter(environment)
         factory.environment = environment
         config.registry.registerUtility(environment, pyramid_jinja2.IJinja2Environment, name=".jinja2")
 

@@ -6,7 +6,7 @@ from storeplatform.components.shop.customers import (COLUMNS, ROLE, customer_con
                                                       customers_with_figures_select, order_figures)
 from storeplatform.components.shop.models import User
 from storeplatform.core.db.counts import count_rows
-from storeplatform.core.options import site_timezone
+from storeplatform.core.options import site_options, site_timezone
 from .listing import csv_response, export_filename, list_query, page_of
 from .pages import AdminPage, admin_view
 
@@ -28,6 +28,9 @@ def list_customers(request):
 @admin_view(CUSTOMERS, path="/export.csv")
 def export_customers(request):
     query = list_query(request, dates=False)
-    header = ["id", "login", "name", "email", "since", "disabled", "orders", "total_spent"]
+    # What a customer spent is summed in the store's currency, named in the last column.
+    header = ["id", "login", "name", "email", "since", "disabled", "orders", "total_spent", "currency"]
+    currency = site_options(request.db)["store.currency"]
     return csv_response(request, export_filename("customers", site_timezone(request.db)), header,
-                        customers_with_figures_select(customer_conditions(query.search)))
+                        customers_with_figures_select(customer_conditions(query.search)),
+                        lambda r: (*r, currency), money=("total_spent",))

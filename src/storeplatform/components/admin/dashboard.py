@@ -1,11 +1,17 @@
 """The admin's dashboard (``{base_url}/admin/``): the panels the user may see, collected from the
 ``storeplatform_admin_dashboard_panels`` hook, and the host's own panel (paid orders and revenue
-per day of the last 30 days), which is an implementation of that hook like the plugins' ones."""
-from datetime import datetime, timedelta
+per day of a period: the last 7, 30 or 90 days, this month, or a range of days, ``?period=``),
+which is an implementation of that hook like the plugins' ones."""
+import re
+from datetime import date, datetime, timedelta
+
+from pyramid.httpexceptions import HTTPBadRequest
 
 from storeplatform.core.hookspecs import hookimpl
 
-DAYS = 30
+DAYS = 30  # the period shown when none is asked for
+PERIODS = {"7": "Last 7 days", "30": "Last 30 days", "90": "Last 90 days", "month": "This month", "range": "Days from … to …"}
+MAX_RANGE = 366  # days a range may span: a year's chart, one statement over the orders' date index
 PANEL_KEYS = {"name", "title", "template", "values", "order"}
 
 
@@ -35,6 +41,36 @@ def collect_panels(request):
     return sorted(panels, key=lambda p: (p["order"], p["name"]))
 
 
+def chosen_period(request, today):
+    """(key, first day, last day, title) of the period the query asks for (``period``; with
+    ``range``, ``from`` and ``to`` as YYYY-MM-DD, at most ``MAX_RANGE`` days); anything else is
+    the 400 page naming it."""
+    from .listing import query_values
+
+    values = query_values(request)
+    period = values.get("period", "").strip() or str(DAYS)
+    if period not in PERIODS:
+        raise HTTPBadRequest(f"The dashboard cannot show this period: period must be one of {', '.join(PERIODS)}.")
+    if period == "month":
+        return period, today.replace(day=1), today, "This month"
+    if period != "range":
+        return period, today - timedelta(days=int(period) - 1), today, PERIODS[period]
+    ends = []
+    for name in ("from", "to"):
+        text = values.get(name, "").strip()
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            raise HTTPBadRequest(f"The dashboard cannot show this period: {name} must be a date as YYYY-MM-DD.")
+        try:
+            ends.append(date.fromisoformat(text))
+        except ValueError:
+            raise HTTPBadRequest(f"The dashboard cannot show this period: {name} is no date ({text!r}).")
+    first_day, last_day = ends
+    if first_day > last_day or (last_day - first_day).days >= MAX_RANGE:
+        raise HTTPBadRequest(f"The dashboard cannot show this period: from must not be after to, and a range "
+                             f"spans at most {MAX_RANGE} days.")
+    return period, first_day, last_day, f"{first_day.isoformat()} to {last_day.isoformat()}"
+
+
 def short_day(day):
     """``Nov 26``: the chart's label of a day (the table beside it has the full date)."""
     return f"{day:%b} {day.day}"
@@ -54,7 +90,9 @@ def storeplatform_admin_dashboard_panels(request):
     tz = site_timezone(session)
     money = currency_format(session)
     today = datetime.now(tz).date()
-    days = daily_sales(session, today - timedelta(days=DAYS - 1), today, tz, money["currency"])
+    period, first_day, last_day, title = chosen_period(request, today)
+    days = daily_sales(session, first_day, last_day, tz, money["currency"])
+    today_sales = days[-1] if last_day == today else daily_sales(session, today, today, tz, money["currency"])[0]
     total_orders, total_revenue = period_totals(days)
     rows = [{"day": d.day.isoformat(), "label": short_day(d.day), "orders": d.orders,
              "revenue": format_money(d.revenue, money), "amount": str(d.revenue)} for d in days]
@@ -69,8 +107,10 @@ def storeplatform_admin_dashboard_panels(request):
     return [{
         "name": "orders", "title": "Orders and revenue", "template": "admin/dashboard_orders.jinja2", "order": 10,
         "values": {
-            "today": {"orders": days[-1].orders, "revenue": format_money(days[-1].revenue, money)},
-            "period": {"orders": total_orders, "revenue": format_money(total_revenue, money), "days": DAYS},
+            "today": {"orders": today_sales.orders, "revenue": format_money(today_sales.revenue, money)},
+            "period": {"orders": total_orders, "revenue": format_money(total_revenue, money), "days": len(days),
+                       "title": title, "key": period, "from": first_day.isoformat(), "to": last_day.isoformat(),
+                       "choices": PERIODS},
             "currency": money["currency"], "timezone": str(tz), "rows": rows, "chart": chart,
         },
     }]

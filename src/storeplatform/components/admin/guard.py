@@ -4,7 +4,6 @@ from urllib.parse import quote, unquote
 from pyramid.httpexceptions import HTTPForbidden, HTTPSeeOther
 
 from storeplatform.core.auth import user_can
-from storeplatform.components.shop.money import amount_text
 from .forms import form_values
 from .pages import ADMIN_PREFIX, visible_pages
 from .tokens import FIELD, sent_token, session_token, session_token_is_valid
@@ -63,7 +62,6 @@ def layout_values(request, **values):
     return {
         "admin_url": lambda path="", **query: admin_url(request, path, **query),
         "static_url": lambda spec: request.static_url(spec),
-        "amount": amount_text,
         "nav": visible_pages(request) if user else [],
         "user": user,
         "csrf_field": FIELD,

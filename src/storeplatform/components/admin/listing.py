@@ -7,6 +7,7 @@ search, and walks its page the way REST lists do (``rest.pagination``: the offse
 ids, pages past the middle from the far end): the first and last pages of 100,000 rows cost
 what they cost with 30.
 """
+import codecs
 import csv
 import io
 import re
@@ -19,8 +20,9 @@ from pyramid.httpexceptions import HTTPBadRequest
 from pyramid.response import Response
 from sqlalchemy import func, select
 
+from storeplatform.components.shop.money import round_money
 from storeplatform.core.rest.pagination import page_rows
-from storeplatform.core.options import site_timezone
+from storeplatform.core.options import site_options, site_timezone
 
 # The deepest page a link may name: the offset stays a 64-bit integer on every database
 # (as REST's ``page``), and beyond it nothing but a typing error reaches.
@@ -200,10 +202,10 @@ def page_of(request, query, stmt, *, total=None, keys=None):
 # --- CSV ------------------------------------------------------------------------------------------
 
 def csv_cell(value, tz):
-    """One cell's text: money and other Decimals as stored ("12.5000"), times in ``tz``
-    (``YYYY-MM-DD HH:MM:SS``), None empty, booleans ``yes``/``no``, and a text that a
-    spreadsheet would run as a formula prefixed with ``'`` (OWASP). Numbers are not prefixed:
-    a negative amount stays a number."""
+    """One cell's text: Decimals as they come (money arrives rounded: ``csv_response``'s
+    ``money``), times in ``tz`` (``YYYY-MM-DD HH:MM:SS``), None empty, booleans ``yes``/``no``,
+    and a text that a spreadsheet would run as a formula prefixed with ``'`` (OWASP). Numbers
+    are not prefixed: a negative amount stays a number."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -220,11 +222,18 @@ def csv_cell(value, tz):
     return "'" + text if text.startswith(FORMULA_START) else text
 
 
-def csv_response(request, filename, header, stmt, row=None, *, batch=EXPORT_BATCH):
+def csv_response(request, filename, header, stmt, row=None, *, money=(), batch=EXPORT_BATCH):
     """A response that streams ``stmt``'s rows as CSV (``text/csv; charset=utf-8``, an
-    attachment named ``filename``), ``header`` first. ``row(r)``: the cells of one result row
-    (default: the row as it is); each cell goes through ``csv_cell`` (site time zone, money as
-    stored, formulas defused).
+    attachment named ``filename``), a UTF-8 byte order mark and ``header`` first. ``row(r)``: the
+    cells of one result row (default: the row as it is); each cell goes through ``csv_cell``
+    (site time zone, formulas defused). ``money``: the names in ``header`` of the columns that
+    hold amounts, written as plain decimals with the store's number of decimals (``61.65``,
+    rounded half-up as the store rounds; never ``61.6500``): the export names the currency in a
+    column of its own.
+
+    The byte order mark is how Excel on Windows knows the file is UTF-8 (without it, it reads
+    the bytes in the system's code page and "Zoë Łukasz" comes out garbled); LibreOffice,
+    Numbers, Python's ``utf-8-sig`` and pandas skip it.
 
     The rows are read while the body is sent, after the request's transaction has ended, on a
     connection of the site's pool checked out for the export alone: one transaction that sees
@@ -233,13 +242,30 @@ def csv_response(request, filename, header, stmt, row=None, *, batch=EXPORT_BATC
     process holds one batch whatever the number of rows. The connection goes back to the pool
     when the body ends, fails or the client goes away (the server closes the body)."""
     tz = site_timezone(request.db)
+    money_at = tuple(header.index(name) for name in money)
+    decimals = site_options(request.db)["store.decimals"] if money_at else None
     engine = request.registry["db.engine"]
     response = Response(content_type="text/csv", charset="utf-8")
     response.headers["Content-Disposition"] = f'attachment; filename="{_FILENAME.sub("-", filename)}"'
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Content-Type-Options"] = "nosniff"
-    response.app_iter = _csv_chunks(engine, stmt, header, row or tuple, tz, batch)
+    response.app_iter = _csv_chunks(engine, stmt, header, _with_money(row or tuple, money_at, decimals), tz, batch)
     return response
+
+
+def _with_money(row, money_at, decimals):
+    """``row`` with the amounts at ``money_at`` rounded to ``decimals`` places (None stays empty)."""
+    if not money_at:
+        return row
+
+    def cells(item):
+        values = list(row(item))
+        for index in money_at:
+            if values[index] is not None:
+                values[index] = round_money(values[index], decimals)
+        return values
+
+    return cells
 
 
 def _csv_chunks(engine, stmt, header, row, tz, batch):
@@ -253,7 +279,7 @@ def _csv_chunks(engine, stmt, header, row, tz, batch):
         return chunk
 
     writer.writerow([csv_cell(cell, tz) for cell in header])
-    yield taken()
+    yield codecs.BOM_UTF8 + taken()
     # Opened only once the body is being sent: a body never sent opens nothing.
     connection = engine.connect()
     try:

@@ -2,12 +2,14 @@
 dates, paging), its CSV export (one row per order, or per line), and an order's page (its
 lines, totals, customer, documents, and its status changed as REST's order update changes it:
 the same validation, the same ``storeplatform_order_status_changed`` action and so the same
-webhooks)."""
+webhooks), with its history (notes, and the form that adds one) and its refunds (the form that
+gives money back, asked to be confirmed: ``order_history.py``), through the shop's functions
+REST's notes and refunds use."""
 from pyramid.httpexceptions import HTTPBadRequest, HTTPNotFound
 
 from storeplatform.core.db import get_by_id
 from storeplatform.core.db.counts import count_rows
-from storeplatform.core.errors import InvalidParams
+from storeplatform.core.errors import InvalidParams, RestError
 from storeplatform.core.rest.schema import deserialize
 from storeplatform.core.values import id_in_range
 from storeplatform.components.shop import schemas
@@ -15,10 +17,15 @@ from storeplatform.components.shop.models import Order, OrderItem, User
 from storeplatform.components.shop.orders import (BILLING_EMAIL, BILLING_FIRST, BILLING_LAST, STATUSES, SUMMARY,
                                                    order_conditions, order_lines_select, orders_select,
                                                    set_order_status)
+from storeplatform.components.shop.money import amount_text
+from storeplatform.components.shop.order_notes import add_order_note
+from storeplatform.components.shop.refunds import left_to_refund, plan_refund, refund_order, refunds_of
 from storeplatform.core.options import site_timezone
 from .forms import form_values, refuse_form
 from .guard import admin_redirect
 from .listing import csv_response, export_filename, list_query, page_of
+from .order_history import (REFUND_MODES, form_errors, history_values, note_body, refund_body, refund_form_values,
+                            valid_note, valid_refund)
 from .pages import AdminPage, admin_view
 
 ORDERS = AdminPage("orders", "Orders", "/orders", "manage_shop", order=20, section="Shop")
@@ -78,11 +85,11 @@ def export_orders(request):
                                   OrderItem.total)
         header = ["order", "date", "status", "currency", "email", "product_id", "item", "quantity", "unit_price",
                   "line_total"]
-        return csv_response(request, filename, header, stmt)
+        return csv_response(request, filename, header, stmt, money=("unit_price", "line_total"))
     stmt = orders_select(conditions, Order.id, Order.created_at, Order.status, Order.currency, Order.total,
                          Order.customer_id, BILLING_FIRST, BILLING_LAST, BILLING_EMAIL)
     header = ["order", "date", "status", "currency", "total", "customer_id", "first_name", "last_name", "email"]
-    return csv_response(request, filename, header, stmt)
+    return csv_response(request, filename, header, stmt, money=("total",))
 
 
 def _order(request):
@@ -92,7 +99,7 @@ def _order(request):
     return item
 
 
-def _order_page(request, item, *, status=None, errors=None):
+def _order_page(request, item, *, status=None, errors=None, **history):
     customer = request.db.get(User, item.customer_id) if item.customer_id else None
     # What plugins show of the order (the invoicing plugin's documents): [{"title", "links":
     # [{"label", "url"}], "text"}]; the host knows none of them.
@@ -100,7 +107,7 @@ def _order_page(request, item, *, status=None, errors=None):
                 for section in returned or () if section and section.get("title")]
     return {"title": f"Order #{item.number}", "item": item, "customer": customer, "tz": site_timezone(request.db),
             "statuses": STATUSES, "badges": STATUS_BADGES, "status": status or item.status, "errors": errors or {},
-            "sections": sections}
+            "sections": sections, **history_values(request, item, **history)}
 
 
 @admin_view(ORDERS, path=ONE, template=ORDER_PAGE)
@@ -123,3 +130,46 @@ def change_status(request):
     notice = f"Order #{item.number} is now {item.status} (was {old})." if changed else \
         f"Order #{item.number} was already {item.status}."
     return admin_redirect(request, f"/orders/{item.id}", notice=notice)
+
+
+@admin_view(ORDERS, path=ONE + "/notes", request_method="POST", template=ORDER_PAGE)
+def add_note(request):
+    """A note a person writes: REST's note body and schema, then the shop's ``add_order_note``."""
+    item = _order(request)
+    body = note_body(form_values(request))
+    try:
+        values = valid_note(body)
+    except InvalidParams as exc:
+        refuse_form(request)
+        return _order_page(request, item, note_form=body, note_errors=exc.params)
+    add_order_note(request.db, item, values["note"], customer_note=values["customer_note"], added_by_user=True)
+    kind = "for the customer" if values["customer_note"] else "private"
+    return admin_redirect(request, f"/orders/{item.id}", notice=f"Note added to order #{item.number} ({kind}).")
+
+
+@admin_view(ORDERS, path=ONE + "/refund", request_method="POST", template=ORDER_PAGE)
+def refund(request):
+    """The refund form, in two steps: the page shows what would be given back (``plan_refund``,
+    nothing written) and asks to confirm; the confirmed form (``confirm=yes``, the same fields)
+    refunds through REST's schema and the shop's ``refund_order``, as a REST refund does."""
+    item = _order(request)
+    form = form_values(request)
+    values = refund_form_values(form, item)
+    fields = {}  # REST's field: the form's, for the errors
+    try:
+        if values["refund_mode"] not in REFUND_MODES:
+            raise InvalidParams({"refund_mode": "choose the whole order or some of its lines"})
+        body, fields = refund_body(values, item, left_to_refund(item, refunds_of(request.db, item.id)))
+        checked = valid_refund(body, item)
+        arguments = {"amount": checked["amount"], "reason": checked["reason"], "line_items": checked["line_items"]}
+        if form.get("confirm") != "yes":
+            return _order_page(request, item, refund_form=values, refund_review=plan_refund(request.db, item, **arguments))
+        done = refund_order(request.db, item, **arguments)
+    except InvalidParams as exc:
+        refuse_form(request)
+        return _order_page(request, item, refund_form=values, refund_errors=form_errors(exc.params, fields))
+    except RestError as exc:  # an order that is not paid
+        refuse_form(request, status=exc.status)
+        return _order_page(request, item, refund_form=values, refund_problem=exc.message)
+    return admin_redirect(request, f"/orders/{item.id}",
+                          notice=f"Refunded {amount_text(done.amount)} {item.currency} of order #{item.number}.")

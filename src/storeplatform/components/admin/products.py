@@ -8,9 +8,10 @@ from storeplatform.core.db.counts import count_rows
 from storeplatform.core.errors import InvalidParams
 from storeplatform.components.shop import schemas
 from storeplatform.components.shop.models import Product
-from storeplatform.core.options import site_timezone
+from storeplatform.core.options import site_options, site_timezone
 from storeplatform.components.shop.products import (STATUSES, current_price, product_conditions,
-                                                     products_select, sale_is_active, update_product)
+                                                     create_product, products_select, sale_is_active,
+                                                     update_product)
 from .forms import form_values, refuse_form
 from .guard import admin_redirect
 from .listing import csv_response, export_filename, list_query, page_of
@@ -42,7 +43,8 @@ def _conditions(query):
 @admin_view(PRODUCTS, template="admin/products.jinja2")
 def list_products(request):
     query = list_query(request, statuses=STATUSES, dates=False)
-    total = None if query.search else count_rows(request.db, Product, **({"status": query.status} if query.status else {}))
+    listed = query.status or [status for status in STATUSES if status != "trash"]  # as product_conditions
+    total = None if query.search else count_rows(request.db, Product, status=listed)
     p = page_of(request, query, products_select((), *COLUMNS), total=total,
                 keys=products_select(_conditions(query), Product.id))
     return {"title": "Products", "p": p, "query": query, "statuses": STATUSES, "badges": STATUS_BADGES,
@@ -52,10 +54,13 @@ def list_products(request):
 @admin_view(PRODUCTS, path="/export.csv")
 def export_products(request):
     query = list_query(request, statuses=STATUSES, dates=False)
-    header = ["id", "name", "sku", "type", "status", "parent_id", "regular_price", "sale_price", "sale_from",
-              "sale_to", "created", "modified"]
+    # Prices are in the store's currency, named in the column after them.
+    header = ["id", "name", "sku", "type", "status", "parent_id", "regular_price", "sale_price", "currency",
+              "sale_from", "sale_to", "created", "modified"]
+    currency = site_options(request.db)["store.currency"]
     return csv_response(request, export_filename("products", site_timezone(request.db)), header,
-                        products_select(_conditions(query), *EXPORT_COLUMNS))
+                        products_select(_conditions(query), *EXPORT_COLUMNS), lambda r: (*r[:8], currency, *r[8:]),
+                        money=("regular_price", "sale_price"))
 
 
 def _product(request):
@@ -73,9 +78,37 @@ def _shown(item):
 
 
 def _product_page(request, item, values=None, errors=None):
-    return {"title": f"Product {item.name}", "item": item, "values": values or _shown(item), "errors": errors or {},
-            "labels": LABELS, "statuses": STATUSES, "badges": STATUS_BADGES, "price": current_price(item),
-            "on_sale": sale_is_active(item), "tz": site_timezone(request.db)}
+    """A product's page, or (``item`` None) the page that makes one."""
+    return {"title": f"Product {item.name}" if item else "New product", "item": item,
+            "values": values or (_shown(item) if item else {"status": "publish"}), "errors": errors or {},
+            "labels": LABELS, "statuses": STATUSES, "badges": STATUS_BADGES,
+            "price": current_price(item) if item else None, "on_sale": sale_is_active(item) if item else False,
+            "tz": site_timezone(request.db)}
+
+
+@admin_view(PRODUCTS, path="/new", template=PRODUCT_PAGE)
+def new_product(request):
+    return _product_page(request, None)
+
+
+@admin_view(PRODUCTS, path="/new", request_method="POST", template=PRODUCT_PAGE)
+def create_product_form(request):
+    form = form_values(request)
+    body = {name: form[name].strip() for name in FIELDS if form.get(name, "").strip()}  # empty: not given
+    try:
+        item = create_product(request.db, schemas.validate_product(request.db, body))  # as REST's create
+    except InvalidParams as exc:
+        refuse_form(request)
+        return _product_page(request, None, values={name: form.get(name, "") for name in FIELDS}, errors=exc.params)
+    return admin_redirect(request, f"/products/{item.id}", notice=f"{item.name} created.")
+
+
+@admin_view(PRODUCTS, path=ONE + "/trash", request_method="POST", template=PRODUCT_PAGE)
+def trash_product(request):
+    """To the trash: out of the lists and the storefront, kept for the orders that name it (its
+    page restores it by choosing another status)."""
+    item = update_product(request.db, _product(request), {"status": "trash"})
+    return admin_redirect(request, "/products", notice=f"{item.name} moved to the trash.")
 
 
 @admin_view(PRODUCTS, path=ONE, template=PRODUCT_PAGE)

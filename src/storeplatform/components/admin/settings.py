@@ -7,8 +7,10 @@ from zoneinfo import available_timezones
 
 from pyramid.httpexceptions import HTTPNotFound, HTTPSeeOther
 
+from storeplatform.core.currency_codes import CURRENCY_CODES
 from storeplatform.core.errors import InvalidParams
-from storeplatform.core.options import choices_of, group_of, group_specs, groups_of, section_specs, set_options
+from storeplatform.core.options import (MAX_LENGTH, choices_of, group_of, group_specs, groups_of, section_specs,
+                                        set_options)
 from .forms import form_values, refuse_form
 from .guard import admin_redirect, admin_url
 from .pages import AdminPage, admin_view
@@ -49,9 +51,7 @@ def save_group(request):
             prefix = spec.key + CHOICE_SEPARATOR
             value = [name[len(prefix):] for name, checked in form.items()
                      if name.startswith(prefix) and checked == "true"]
-        elif spec.type == "text":
-            value = value.replace("\r\n", "\n")  # browsers send textarea lines with CRLF
-        sent[spec.key] = value
+        sent[spec.key] = value  # a textarea's CRLF lines are the text kind's to read
     try:
         set_options(request.db, sent, specs)
     except InvalidParams as exc:
@@ -84,7 +84,8 @@ def _page(request, group, specs, values, errors):
     fieldsets = {}
     for spec in specs:
         choices = _choices(request, spec, values[spec.key])
-        field = {"spec": spec, "value": values[spec.key], "error": errors.get(spec.key), "choices": choices}
+        field = {"spec": spec, "value": values[spec.key], "error": errors.get(spec.key), "choices": choices,
+                 "maxlength": spec.max if spec.max is not None else MAX_LENGTH.get(spec.type)}
         fieldsets.setdefault(spec.section, []).append(field)
     plugin = specs[0].plugin
     return {"title": f"{_title(group)} settings", "group": group, "plugin": plugin,
@@ -98,15 +99,17 @@ def _section_order(section):
 
 
 def _choices(request, spec, value):
-    """``[(value, label), ...]`` for a choice, a set of choices or a time zone; a stored value
-    that is no longer offered (a font removed from the server) is shown, marked, so that the
-    page says what is set."""
+    """``[(value, label), ...]`` for a choice, a set of choices, a time zone or a currency; a
+    stored value that is no longer offered (a font removed from the server) is shown, marked, so
+    that the page says what is set; so is a value just refused (shown again as it was sent)."""
     if spec.type in ("choice", "multichoice"):
         offered = [(str(choice), str(choice) if choice != "" else "None") for choice in choices_of(spec, request.registry)]
         if spec.type == "choice" and str(value) not in {choice for choice, _ in offered}:
             offered.insert(0, (str(value), f"{value} (not available)"))
         return offered
-    if spec.type == "timezone":
-        zones = sorted(available_timezones() | {"UTC"})
-        return [(zone, zone) for zone in (zones if str(value) in zones else [str(value), *zones])]
+    if spec.type in ("timezone", "currency"):
+        names = sorted(available_timezones() | {"UTC"} if spec.type == "timezone" else CURRENCY_CODES)
+        if spec.type == "currency" and spec.default == "":
+            names.insert(0, "")
+        return [(name, name or "None") for name in (names if str(value) in names else [str(value), *names])]
     return []

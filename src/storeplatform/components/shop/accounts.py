@@ -34,12 +34,18 @@ the user's cookie sessions; disabling also revokes every application password an
 deleting removes the user and with it every credential. Each write moves the ``auth``
 generation, so every process refuses what ended at its very next request, its kept identities
 included (credentials.py).
+
+Every change is reported to the audit log (``storeplatform.core.audit.audit``) in the same
+transaction, one entry per kind of change: ``users`` created, changed (e-mail, name),
+role_changed, password_changed (one's own) or password_reset (another's), disabled, enabled,
+deleted; ``credentials`` sessions_revoked (and ``user_keys``' application passwords and keys).
 """
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from sqlalchemy import delete, func, or_, select, update
 
+from storeplatform.core.audit import audit
 from storeplatform.core.auth.capabilities import require
 from storeplatform.core.auth.identity import UserRecord
 from storeplatform.core.auth.passwords import hash_password, verify_password
@@ -195,6 +201,7 @@ def create_user(session, actor, *, login, role=None, email="", name=None, passwo
                 password_hash=hash_password(password) if password is not None else None)
     session.add(user)
     session.flush()
+    audit(session, "users", "created", user.login, {"user_id": user.id, "role": role, "email": email})
     return user
 
 
@@ -242,6 +249,7 @@ def update_user(session, actor, user, *, email=_UNCHANGED, name=_UNCHANGED, pass
         _check_current_password(user, current_password)
     if user.role == ADMINISTRATOR and not user.disabled and (new_role or disabling):
         _keep_an_administrator(session, user)
+    before = {"email": user.email, "name": user.display_name, "role": user.role}
     if email is not _UNCHANGED:
         user.email = email
     if name is not _UNCHANGED:
@@ -253,11 +261,33 @@ def update_user(session, actor, user, *, email=_UNCHANGED, name=_UNCHANGED, pass
     if disabling or enabling:
         user.disabled = disabling
     session.flush()
+    ended = revoked = None
     if password is not _UNCHANGED or new_role or disabling:
-        _end_sessions(session, user)
+        ended = _end_sessions(session, user)
     if disabling:
-        _revoke_every_key(session, user)
+        revoked = _revoke_every_key(session, user)
+    _report_update(session, actor, user, before, password is not _UNCHANGED, disabling, enabling, ended, revoked)
     return user
+
+
+def _report_update(session, actor, user, before, password, disabling, enabling, ended, revoked):
+    """The audit entries of one ``update_user``: one per kind of change it made."""
+    ids = {"user_id": user.id}
+    profile = {field: {"old": before[field], "new": now} for field, now in (("email", user.email),
+                                                                            ("name", user.display_name))
+               if now != before[field]}
+    if profile:
+        audit(session, "users", "changed", user.login, {**ids, **profile})
+    if user.role != before["role"]:
+        audit(session, "users", "role_changed", user.login,
+              {**ids, "old": before["role"], "new": user.role, "sessions_ended": ended})
+    if password:
+        audit(session, "users", "password_changed" if actor.is_self(user) else "password_reset", user.login,
+              {**ids, "sessions_ended": ended})
+    if disabling:
+        audit(session, "users", "disabled", user.login, {**ids, "sessions_ended": ended, **revoked})
+    if enabling:
+        audit(session, "users", "enabled", user.login, ids)
 
 
 def _change_problems(session, email, name, password, role, disabled):
@@ -304,7 +334,9 @@ def end_sessions(session, actor, user):
     stay: revoke those one by one); returns how many cookie sessions there were."""
     if not may_edit(actor, user):
         raise CANNOT_EDIT_USER()
-    return _end_sessions(session, user)
+    ended = _end_sessions(session, user)
+    audit(session, "credentials", "sessions_revoked", user.login, {"user_id": user.id, "sessions": ended})
+    return ended
 
 
 def delete_user(session, actor, user, *, reassign=None):
@@ -327,6 +359,9 @@ def delete_user(session, actor, user, *, reassign=None):
                                 .execution_options(synchronize_session=False)).rowcount
     else:
         posts = session.execute(select(func.count()).select_from(Post).where(Post.author_id == user.id)).scalar_one()
+    audit(session, "users", "deleted", user.login,
+          {"user_id": user.id, "role": user.role, "posts": posts,
+           "reassigned_to": reassign.id if reassign is not None else None, "orders": orders})
     # The database's own rules do the rest, in this statement: credentials and sessions go with
     # the user (ON DELETE CASCADE), orders and unassigned posts lose their reference (SET NULL).
     session.delete(user)
@@ -357,10 +392,12 @@ def _end_sessions(session, user):
 
 
 def _revoke_every_key(session, user):
-    session.execute(delete(AppPassword).where(AppPassword.user_id == user.id)
-                    .execution_options(synchronize_session=False))
-    session.execute(delete(ConsumerKey).where(ConsumerKey.user_id == user.id)
-                    .execution_options(synchronize_session=False))
+    """Revoke every application password and consumer key of ``user``; returns how many."""
+    passwords = session.execute(delete(AppPassword).where(AppPassword.user_id == user.id)
+                                .execution_options(synchronize_session=False)).rowcount
+    keys = session.execute(delete(ConsumerKey).where(ConsumerKey.user_id == user.id)
+                           .execution_options(synchronize_session=False)).rowcount
+    return {"app_passwords_revoked": passwords, "consumer_keys_revoked": keys}
 
 
 def lock_enabled(session, user):

@@ -5,6 +5,10 @@ SETTINGS_INVALID_SECTION = ErrorCode(404, "rest_settings_invalid_section", "No s
 PRODUCT_INVALID_ID = ErrorCode(404, "rest_product_invalid_id", "Invalid product ID.")
 ORDER_INVALID_ID = ErrorCode(404, "rest_order_invalid_id", "Invalid order ID.")
 ORDER_IN_USE = ErrorCode(409, "rest_order_in_use", "The order is referenced by other records.")
+ORDER_NOTE_INVALID_ID = ErrorCode(404, "rest_order_note_invalid_id", "Invalid order note ID.")
+ORDER_REFUND_INVALID_ID = ErrorCode(404, "rest_order_refund_invalid_id", "Invalid order refund ID.")
+ORDER_NOT_REFUNDABLE = ErrorCode(409, "rest_order_not_refundable",
+                                 "Only a paid order (processing or completed) can be refunded.")
 NO_SESSION = ErrorCode(401, "rest_not_logged_in", "No valid session cookie.")
 SEND_CREDENTIALS = ErrorCode(401, "rest_not_logged_in", "Send login and password, or authenticate.")
 

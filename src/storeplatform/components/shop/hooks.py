@@ -16,12 +16,16 @@ def storeplatform_site_options():
     return [
         OptionSpec("store.name", "string", "Storeplatform Demo Store", "store", "Store name"),
         OptionSpec("store.address", "text", "1 Example Street\n12345 Example City", "store", "Store address"),
-        OptionSpec("store.currency", "string", "USD", "store", "Currency"),
+        OptionSpec("store.currency", "currency", "USD", "store", "Currency"),
         OptionSpec("store.currency_symbol", "string", "", "store", "Currency symbol",
-                   description="Empty: the usual symbol of the currency."),
+                   description="Empty: the usual symbol of the currency.", max=8),
         OptionSpec("store.currency_position", "choice", "left", "store", "Currency position", choices=POSITIONS),
-        OptionSpec("store.thousand_separator", "string", ",", "store", "Thousand separator"),
-        OptionSpec("store.decimal_separator", "string", ".", "store", "Decimal separator"),
+        # One character each, as every locale's (CLDR); the thousand separator may be none.
+        # They may be equal (docs/decisions.md, #40: the separators): one at a time, a swap passes there.
+        OptionSpec("store.thousand_separator", "string", ",", "store", "Thousand separator",
+                   description="One character, or empty for none.", max=1),
+        OptionSpec("store.decimal_separator", "string", ".", "store", "Decimal separator",
+                   description="One character.", min=1, max=1),
         OptionSpec("store.decimals", "int", 2, "store", "Number of decimals", min=0, max=4),
     ]
 

@@ -202,3 +202,57 @@ class OrderItem(Base):
     total = mapped_column(Money, nullable=False)
 
     order = relationship(Order, back_populates="line_items")
+
+
+class OrderNote(Base):
+    """A line of an order's history: written by the store as things happen (a status change, a
+    refund, a plugin's document) or by a person (the admin's note form, REST). ``author`` is the
+    name of who acted as it was then ("system" when nobody did: a task, the CLI), kept as text
+    so that the history reads the same after the user is renamed or deleted."""
+
+    __tablename__ = "order_notes"
+    __table_args__ = {"info": {"generation": "store"}}
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    order_id: Mapped[int] = mapped_column(ForeignKey("orders.id", ondelete="CASCADE"), index=True)
+    note: Mapped[str] = mapped_column(Text)
+    # True: meant for the customer to read; False: private to the staff.
+    customer_note: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
+    # True: typed by a person; False: written by the store as something happened.
+    added_by_user: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
+    author_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    author: Mapped[str] = mapped_column(String(250))
+    created_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
+
+
+class Refund(Base):
+    """Money given back on an order, with what was given back of each line (``line_items``)."""
+
+    __tablename__ = "order_refunds"
+    __table_args__ = {"info": {"generation": "store"}}
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    order_id: Mapped[int] = mapped_column(ForeignKey("orders.id", ondelete="CASCADE"), index=True)
+    amount = mapped_column(Money, nullable=False)
+    reason: Mapped[str] = mapped_column(Text, default="")
+    refunded_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    created_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
+
+    line_items = relationship("RefundLine", lazy="selectin", order_by="RefundLine.id", cascade="all, delete-orphan",
+                              back_populates="refund")
+
+
+class RefundLine(Base):
+    """What a refund gave back of one line of the order: units (``quantity``, 0 for money alone)
+    and money (``refund_total``, 0 for units alone)."""
+
+    __tablename__ = "order_refund_lines"
+    __table_args__ = {"info": {"generation": "store"}}
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    refund_id: Mapped[int] = mapped_column(ForeignKey("order_refunds.id", ondelete="CASCADE"), index=True)
+    order_item_id: Mapped[int] = mapped_column(ForeignKey("order_items.id", ondelete="CASCADE"), index=True)
+    quantity: Mapped[int] = mapped_column(Integer, default=0)
+    refund_total = mapped_column(Money, nullable=False)
+
+    refund = relationship(Refund, back_populates="line_items")

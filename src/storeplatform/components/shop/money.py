@@ -43,9 +43,11 @@ def currency_format(session):
     }
 
 
-def format_money(value, fmt):
+def format_money(value, fmt, currency=None):
     """``value`` rounded half-up to the store's decimals, with separators and symbol placed
-    as the options say. ``fmt`` comes from ``currency_format(session)``."""
+    as the options say. ``fmt`` comes from ``currency_format(session)``. ``currency``: the
+    amount's own (an order's), when it may not be the store's: another currency's symbol
+    (or its code) takes the store's symbol's place, the rest stays the store's format."""
     decimals = fmt["decimals"]
     amount = round_money(value, decimals)
     negative = amount < 0
@@ -60,6 +62,8 @@ def format_money(value, fmt):
     if decimals:
         number += fmt["decimal_separator"] + fraction
     symbol = fmt["symbol"]
+    if currency and currency != fmt["currency"]:
+        symbol = CURRENCY_SYMBOLS.get(currency, currency)
     number = {
         "left": symbol + number,
         "right": number + symbol,

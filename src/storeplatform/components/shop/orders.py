@@ -12,11 +12,15 @@ from storeplatform.core.errors import InvalidParams
 from storeplatform.core.plugins import call_action
 from storeplatform.core.values import id_in_range
 from .models import ORDER_BILLING_TEXT, Order, OrderItem, Product, User
+from .order_notes import add_order_note
 from storeplatform.core.options import site_options
 from .products import current_price
 
 STATUSES = ("pending", "processing", "on-hold", "completed", "cancelled", "refunded", "failed")
 PAID_STATUSES = ("processing", "completed")
+# How the order's history names a status (WooCommerce's words).
+STATUS_LABELS = {"pending": "Pending payment", "processing": "Processing", "on-hold": "On hold",
+                 "completed": "Completed", "cancelled": "Cancelled", "refunded": "Refunded", "failed": "Failed"}
 # What a money column (NUMERIC(18, 4)) holds before the point: totals stay exact below it.
 COLUMN_LIMIT = Decimal(10) ** 14
 
@@ -99,6 +103,8 @@ def line_problems(product, product_id, quantity):
     as ``{field: message}``; empty when the line can be ordered."""
     if product is None:
         return {"product_id": f"product {product_id} does not exist"}
+    if product.status == "trash":
+        return {"product_id": f"product {product.id} is in the trash"}
     if product.type == "variable":
         return {"product_id": "a variable product cannot be ordered; order one of its variations"}
     price = current_price(product)
@@ -162,8 +168,15 @@ def create_order(session, *, line_items, billing=None, status="pending", currenc
     hook = hooks_of(session)
     call_action(hook.storeplatform_order_created, order=order)
     if status != "pending":
+        add_status_note(session, order, "pending", status)
         call_action(hook.storeplatform_order_status_changed, order=order, old_status="pending", new_status=status)
     return order
+
+
+def add_status_note(session, order, old_status, new_status):
+    """The history's line of a status change, before the plugins' actions add theirs."""
+    add_order_note(session, order, f"Order status changed from {STATUS_LABELS[old_status]} to "
+                                   f"{STATUS_LABELS[new_status]}.")
 
 
 def set_order_status(session, order, new_status):
@@ -180,6 +193,7 @@ def set_order_status(session, order, new_status):
         session.refresh(order)
         return False
     session.refresh(order)
+    add_status_note(session, order, old_status, new_status)
     hook = hooks_of(session)
     call_action(hook.storeplatform_order_status_changed, order=order, old_status=old_status, new_status=new_status)
     return True

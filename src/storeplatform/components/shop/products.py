@@ -15,16 +15,14 @@ from storeplatform.core.values import id_in_range
 from .models import Product
 
 TYPES = ("simple", "variable", "variation")
-STATUSES = ("publish", "draft", "pending", "private")
+STATUSES = ("publish", "draft", "pending", "private", "trash")
 
 
 def product_conditions(*, status=None, type=None, parent=None, search=None):
     """The conditions of a products list: a status (``STATUSES``, or ``"publish"`` for whoever
-    may not manage the shop), a type, a parent's id, and a text in the name or SKU (its
-    wildcards taken as typed)."""
-    conditions = []
-    if status:
-        conditions.append(Product.status == status)
+    may not manage the shop; none: every status but the trash, which is asked for by name), a
+    type, a parent's id, and a text in the name or SKU (its wildcards taken as typed)."""
+    conditions = [Product.status == status if status else Product.status != "trash"]
     if type:
         conditions.append(Product.type == type)
     if parent is not None:

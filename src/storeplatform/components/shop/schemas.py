@@ -6,7 +6,8 @@ from storeplatform.core.auth.capabilities import ROLES
 from storeplatform.core.rest import DecimalText, PaginationSchema, StrictBoolean, StrictInt, StrictString, make_partial
 from storeplatform.core.rest.schema import deserialize
 from storeplatform.core.rest.types import DateText, OptionalId, RowId, bound_check, money_amount, once
-from .orders import BILLING_FIELDS, STATUSES as ORDER_STATUSES, line_problems
+from .models import User
+from .orders import BILLING_FIELDS, STATUSES as ORDER_STATUSES, line_problems, load_products
 from .products import STATUSES as PRODUCT_STATUSES, TYPES as PRODUCT_TYPES, product_problems
 
 
@@ -110,6 +111,15 @@ class OrderBody(colander.MappingSchema):
     billing = Billing(missing=colander.drop)
     customer_id = colander.SchemaNode(RowId("users", none=True), missing=colander.drop, validator=existing_user)
     line_items = LineItems(validator=colander.Length(min=1, max=500))
+
+
+def validate_order(session, body):
+    """An order body checked as ``POST store/v1/orders`` checks it: the validated values, or
+    ``InvalidParams`` naming every bad field (lines whose product cannot be ordered included)."""
+    ids = [line.get("product_id") for line in body.get("line_items") or () if isinstance(line, dict)]
+    products = once(lambda: load_products(session, [i for i in ids if isinstance(i, int) and not isinstance(i, bool)]))
+    bound = OrderBody().bind(products=products, users=lambda user_id: session.get(User, user_id) is not None)
+    return deserialize(bound, body)
 
 
 class OrderUpdate(colander.MappingSchema):

@@ -1,7 +1,9 @@
 """A user's application passwords and consumer keys: listed, issued and revoked with the rules
-of ``accounts`` (who may edit whom, a disabled user gets none), by every front end."""
+of ``accounts`` (who may edit whom, a disabled user gets none), by every front end. Each issue
+and revocation is an entry of the audit log (kind ``credentials``), never with the secret."""
 from sqlalchemy import delete, select
 
+from storeplatform.core.audit import audit
 from storeplatform.core.auth.tokens import keyed_hash
 from storeplatform.core.db import get_by_id, registry_of
 from storeplatform.core.errors import FORBIDDEN
@@ -35,6 +37,8 @@ def issue_app_password(session, actor, user, name):
     session.flush()
     row = session.execute(select(AppPassword).where(
         AppPassword.token_hash == hash_app_password(_secret(session), password))).scalar_one()
+    audit(session, "credentials", "app_password_created", user.login,
+          {"user_id": user.id, "id": row.id, "name": row.name})
     return row, password
 
 
@@ -46,6 +50,8 @@ def revoke_app_password(session, actor, user, password_id):
     row = get_by_id(session, AppPassword, password_id)
     if row is None or row.user_id != user.id:
         raise APP_PASSWORD_NOT_FOUND()
+    audit(session, "credentials", "app_password_revoked", user.login,
+          {"user_id": user.id, "id": row.id, "name": row.name})
     session.delete(row)
     session.flush()
     return row
@@ -55,8 +61,11 @@ def revoke_app_passwords(session, actor, user):
     """Revoke every application password of ``user``; returns how many there were."""
     if not may_edit(actor, user):
         raise CANNOT_EDIT_USER()
-    return session.execute(delete(AppPassword).where(AppPassword.user_id == user.id)
-                           .execution_options(synchronize_session=False)).rowcount
+    count = session.execute(delete(AppPassword).where(AppPassword.user_id == user.id)
+                            .execution_options(synchronize_session=False)).rowcount
+    if count:
+        audit(session, "credentials", "app_passwords_revoked", user.login, {"user_id": user.id, "count": count})
+    return count
 
 
 # --- consumer keys ---------------------------------------------------------------------------
@@ -97,7 +106,12 @@ def issue_consumer_key(session, actor, user, permissions="read_write", descripti
     if not may_edit(actor, user):
         raise CANNOT_EDIT_USER()
     lock_enabled(session, user)
-    return new_consumer_key(session, _secret(session), user, permissions, description)
+    key, secret = new_consumer_key(session, _secret(session), user, permissions, description)
+    session.flush()
+    row = session.execute(select(ConsumerKey).where(
+        ConsumerKey.key_hash == keyed_hash(_secret(session), key, "consumer_key"))).scalar_one()
+    audit(session, "credentials", "consumer_key_created", user.login, _key_details(row))
+    return key, secret
 
 
 def revoke_consumer_key(session, actor, key_or_id):
@@ -105,9 +119,17 @@ def revoke_consumer_key(session, actor, key_or_id):
     row = find_consumer_key(session, key_or_id)
     if not may_edit(actor, row.user):
         raise CANNOT_EDIT_USER()
+    audit(session, "credentials", "consumer_key_revoked", row.user.login, _key_details(row))
     session.delete(row)
     session.flush()
     return row
+
+
+def _key_details(row):
+    """A consumer key as the audit log names it: its id and the end of the key that the lists
+    show (never the secret)."""
+    return {"user_id": row.user_id, "id": row.id, "key": "ck_..." + row.truncated_key,
+            "permissions": row.permissions, "description": row.description}
 
 
 def _secret(session):

@@ -1,6 +1,7 @@
 """Pyramid security policy: identity from the authentication hooks, permissions are capabilities."""
 from pyramid.request import RequestLocalCache
 
+from ..logs import user_var
 from .capabilities import user_can
 
 
@@ -15,8 +16,13 @@ class SecurityPolicy:
             # The admin's pages know one credential, the cookie session, and no other: a browser
             # sends Basic credentials on its own, and a page must not act on them. Its forms
             # carry the token that the admin checks on every unsafe method.
-            return hook.storeplatform_page_identity(request=request)
-        return hook.storeplatform_authenticate(request=request)
+            identity = hook.storeplatform_page_identity(request=request)
+        else:
+            identity = hook.storeplatform_authenticate(request=request)
+        if identity is not None:
+            # Every log record made from here on in the request names its user (logs.py).
+            user_var.set(getattr(identity.user, "login", None) or str(getattr(identity.user, "id", "?")))
+        return identity
 
     def identity(self, request):
         return self._cache.get_or_create(request)
