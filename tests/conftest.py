@@ -23,7 +23,8 @@ from storeplatform.testing import Site, TestDatabase
 
 
 def pytest_collection_modifyitems(config, items):
-    # Tests in a real Chromium carry the marker ``browser`` (.ci/run runs them on SQLite only).
+    # Tests in a real Chromium carry the marker ``browser`` (.ci/run runs them on SQLite only, but
+    # those marked ``both_backends``).
     for item in items:
         if "browse" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)

@@ -46,6 +46,16 @@ def test_an_owner_makes_an_event_with_a_new_venue_and_organizer(site):
     assert "No ticket type yet" in page.text
 
 
+def test_an_event_with_its_end_left_empty_ends_with_its_day(site):
+    # The form says "An end left empty is the day's end": an empty time is REST's default, as an
+    # empty date is (it was refused as "'' is not a time").
+    res = post(site, "/admin/events/new", {**EVENT, "end_date": "", "end_time": ""},
+               page=site.app.get("/admin/events/new"))
+    event = site.app.get(f"{API}/events/v1/events/{res.location.rsplit('/', 1)[1]}").json
+    assert (event["start_date"], event["start_time"], event["end_date"], event["end_time"]) == \
+        ("2031-04-10", "19:30", "2031-04-10", "23:59")
+
+
 def test_a_refused_event_form_says_why_beside_each_field_and_makes_nothing(site):
     page = site.app.get("/admin/events/new")
     res = post(site, "/admin/events/new", {**EVENT, "title": " ", "end_date": "2031-04-01", "capacity": "many",

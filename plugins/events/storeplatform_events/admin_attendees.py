@@ -34,6 +34,11 @@ CSV_HEADER = ("id", "ticket_code", "first_name", "last_name", "email", "phone", 
               "order_id", "checked_in_at", "checked_out_at", "created_at")
 # The columns of the header; "event" is the event's title, joined by the list's statement.
 EXPORT_COLUMNS = tuple(Post.title if name == "event" else getattr(Attendee, name) for name in CSV_HEADER)
+# The columns the list sorts by (the attendee list's ``orderby``: a column of the attendees), each
+# with its first direction; the list's own order is the newest first.
+SORTS = {"name": "asc", "email": "asc", "status": "asc", "checked_in": "desc"}
+SORTED_BY = {"name": "last_name", "email": "email", "status": "status", "checked_in": "checked_in_at",
+             "created": "created_at"}
 ONE_EVENT = r"/{id:\d+}/attendees"
 ONE_ATTENDEE = r"/{attendee_id:\d+}"
 
@@ -57,7 +62,8 @@ def _event(request, event_id):
 def _wanted(query, event):
     """The attendee list the page shows (its filters already checked), newest first."""
     return attendee_list.AttendeeQuery(search=query.search, status=query.status or "",
-                                       event_id=event.id if event is not None else None)
+                                       event_id=event.id if event is not None else None,
+                                       orderby=SORTED_BY[query.orderby], order=query.order.upper())
 
 
 def _base(event):
@@ -66,7 +72,8 @@ def _base(event):
 
 def _query(request):
     # No date filter: an attendee list is read by event, name, code and status.
-    return list_query(request, statuses=ATTENDEE_STATUSES, dates=False)
+    return list_query(request, statuses=ATTENDEE_STATUSES, dates=False, sorts={**SORTS, "created": "desc"},
+                      default_sort=("created", "desc"))
 
 
 def _list_page(request, event, query, problem=None, problem_row=None, row_problem=None):

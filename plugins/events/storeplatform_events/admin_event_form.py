@@ -35,6 +35,9 @@ def typed_body(form, known_categories):
     text is one (otherwise the text, which the schema refuses beside its field), checkboxes as
     booleans, the ticked categories as a list of ids."""
     body = {name: form[name].strip() for name in TEXT_FIELDS if name in form}
+    for name in ("start_time", "end_time"):
+        if body.get(name) == "":
+            del body[name]  # as an empty date: REST's default (00:00, the day's end), or unchanged
     for name in CHECKBOXES:
         if name in form:
             body[name] = form[name] == "true"

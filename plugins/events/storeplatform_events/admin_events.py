@@ -17,20 +17,25 @@ CSV_HEADER = ("id", "title", "status", "event_status", "start_date", "start_time
               "organizer", "capacity", "sold", "checked_in")
 # The search box reads the title and the summary ("Title or summary"), not the description.
 SEARCHED = ("title", "excerpt")
+# The columns the list sorts by (event_list.ORDERS' keys), each with its first direction.
+SORTS = {"start": "asc", "title": "asc"}
 
 
 def read_filter(request, figures=False):
     """(the host's ListQuery, the event list's query) from the query string; a bad value is the
     400 page naming it. The admin's row of every event but the trashed ones, soonest first for
-    the coming events, latest first otherwise (the owner looks back)."""
-    query = list_query(request, statuses=EVENT_STATUSES, extra=("when",))
+    the coming events, latest first otherwise (the owner looks back), or by ``orderby``."""
+    query = list_query(request, statuses=EVENT_STATUSES, extra=("when",), sorts=SORTS, default_sort=("start", "desc"))
+    if query.extra["when"] == "upcoming":  # the coming events' own order: the soonest first
+        query = list_query(request, statuses=EVENT_STATUSES, extra=("when",), sorts=SORTS,
+                           default_sort=("start", "asc"))
     when = query.extra["when"]
     if when not in ("",) + event_list.WHEN:
         raise HTTPBadRequest(f"This list cannot be shown: when must be one of {', '.join(event_list.WHEN)}.")
     return query, event_list.EventQuery(
         post_statuses=event_list.LISTED, search=query.search, search_in=SEARCHED, status=query.status, when=when,
-        start_from=query.date_from, start_to=query.date_to, orderby="start",
-        order="ASC" if when == "upcoming" else "DESC", table=True, figures=figures, today=today(request.db))
+        start_from=query.date_from, start_to=query.date_to, orderby=query.orderby, order=query.order.upper(),
+        table=True, figures=figures, today=today(request.db))
 
 
 @admin_view(EVENTS, template="events/events.jinja2")
@@ -39,7 +44,8 @@ def list_events(request):
     events = event_list.EventList(request.db, wanted)
     pager = page_of(request, query, events.rows(), total=events.known_total(), keys=events.keys())
     return {"title": "Events", "pager": pager, "figures": event_list.figures(request.db, [r.id for r in pager.rows]),
-            "filter": wanted, "export_url": admin_url(request, "/events/export.csv", **query.params(page=1)),
+            "filter": wanted, "query": query,
+            "export_url": admin_url(request, "/events/export.csv", **query.params(page=1)),
             "statuses": EVENT_STATUSES, "today": wanted.today}
 
 

@@ -82,6 +82,8 @@ def _conditions(q):
 
 
 def _order(q):
+    """The list's order: ``orderby`` (a column of the attendees), then the id; each walks an index
+    of all attendees and one of an event's (``Attendee``'s)."""
     return [c.desc() if q.order == "DESC" else c.asc() for c in (getattr(Attendee, q.orderby), Attendee.id)]
 
 

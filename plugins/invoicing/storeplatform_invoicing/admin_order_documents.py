@@ -6,6 +6,7 @@ from sqlalchemy import select
 from storeplatform.api import admin_url, site_timezone, user_can
 
 from .models import Document
+from .numbering import DOCUMENT_LABELS
 
 
 def order_sections(request, order):
@@ -15,7 +16,7 @@ def order_sections(request, order):
         select(Document.id, Document.document_type, Document.display_number, Document.generated_at)
         .where(Document.order_id == order.id).order_by(Document.id)).all()
     tz = site_timezone(request.db)
-    links = [{"label": f"{row.document_type.capitalize()} {row.display_number} (PDF, "
+    links = [{"label": f"{DOCUMENT_LABELS.get(row.document_type, row.document_type)} {row.display_number} (PDF, "
                        f"{row.generated_at.astimezone(tz).strftime('%Y-%m-%d %H:%M')})",
               "url": admin_url(request, f"/invoices/documents/{row.id}/pdf")}
              for row in rows if row.generated_at is not None]

@@ -408,6 +408,8 @@ def set_option(session, key, value):
     value = coerce(specs[key], value, choices_of(specs[key], registry))
     row = session.get(Option, key)
     old = specs[key].default if row is None else row.value  # for the audit log
+    if isinstance(old, tuple):
+        old = list(old)  # a multichoice's default, as its stored and coerced values are
     if row is None:
         try:
             # Two transactions setting an option for the first time at once both find no row;

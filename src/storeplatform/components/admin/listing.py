@@ -52,6 +52,12 @@ class ListQuery:
     per_page: int = PER_PAGE
     extra: dict = field(default_factory=dict)
     default_per_page: int = PER_PAGE  # the page's own size, left out of links
+    # The column the list is sorted by and its direction (``asc``/``desc``), and the page's
+    # default sort (left out of links); ``sorts``: each sortable column's first direction.
+    orderby: str = ""
+    order: str = ""
+    default_sort: tuple = ("", "")
+    sorts: dict = field(default_factory=dict)
 
     @property
     def filtered(self):
@@ -70,7 +76,25 @@ class ListQuery:
             values["page"] = str(query.page)
         if query.per_page != self.default_per_page:
             values["per_page"] = str(query.per_page)
+        if (query.orderby, query.order) != query.default_sort:
+            values["orderby"], values["order"] = query.orderby, query.order
         return {k: str(v) for k, v in values.items() if v not in ("", None)}
+
+    def sort_params(self, name):
+        """The query sorted by the column ``name`` (its first page): the other direction when
+        the list is sorted by it already, the column's first direction otherwise."""
+        if name == self.orderby:
+            order = "asc" if self.order == "desc" else "desc"
+        else:
+            order = self.sorts[name]
+        return self.params(page=1, orderby=name, order=order)
+
+    def aria_sort(self, name):
+        """``aria-sort``'s value for the column ``name``: ascending or descending when the list
+        is sorted by it, else None (the attribute left out)."""
+        if name != self.orderby:
+            return None
+        return "ascending" if self.order == "asc" else "descending"
 
     def utc_range(self, tz):
         """``(start, end)`` in UTC for ``created >= start`` and ``created < end``: from the first
@@ -80,7 +104,8 @@ class ListQuery:
         return tuple(None if t is None else t.astimezone(timezone.utc) for t in (start, end))
 
 
-_FIELDS = {"search", "status", "date_from", "date_to", "page", "per_page"}
+_FIELDS = {"search", "status", "date_from", "date_to", "page", "per_page", "orderby", "order"}
+ORDERS = ("asc", "desc")
 
 
 def query_values(request):
@@ -103,13 +128,17 @@ def query_values(request):
     return values
 
 
-def list_query(request, statuses=(), per_page=PER_PAGE, max_per_page=MAX_PER_PAGE, dates=True, extra=()):
+def list_query(request, statuses=(), per_page=PER_PAGE, max_per_page=MAX_PER_PAGE, dates=True, extra=(),
+               sorts=None, default_sort=("", "")):
     """The list page's query, or the 400 page naming what is wrong: ``page`` not a whole number
     in 1..10^9, ``per_page`` beyond 1..``max_per_page``, ``status`` not one of ``statuses``
     (a list without statuses ignores it), ``from``/``to`` not YYYY-MM-DD or in the wrong order.
     A page past the last one is shown as the last (``page_of``): a link kept after rows were
     deleted still lands somewhere. ``extra``: names of the page's own parameters (text, kept
-    in ``ListQuery.extra`` and in the pager's links)."""
+    in ``ListQuery.extra`` and in the pager's links). ``sorts``: ``{column: first direction}``
+    of the columns the list sorts by, ``default_sort`` its ``(column, direction)`` without
+    ``orderby``/``order``; an ``orderby`` not one of them or an ``order`` not asc/desc is the
+    400 page too."""
     values = query_values(request)
     problems = []
     page = _whole(values.get("page", ""), 1, 1, MAX_PAGE, "page", problems)
@@ -123,12 +152,42 @@ def list_query(request, statuses=(), per_page=PER_PAGE, max_per_page=MAX_PER_PAG
     date_to = _date(values.get("to", ""), "to", problems) if dates else None
     if date_from and date_to and date_from > date_to:
         problems.append("from must not be after to")
+    orderby, order = _sort(values, sorts or {}, default_sort, problems)
     if problems:
         raise HTTPBadRequest("This list cannot be shown: " + "; ".join(problems) + ".")
     return ListQuery(search=values.get("search", "").strip()[:MAX_SEARCH], status=status, date_from=date_from,
                      date_to=date_to, page=page, per_page=size,
                      extra={name: values.get(name, "").strip()[:MAX_SEARCH] for name in extra},
-                     default_per_page=per_page)
+                     default_per_page=per_page, orderby=orderby, order=order, default_sort=tuple(default_sort),
+                     sorts=dict(sorts or {}))
+
+
+def list_sort(request, sorts, default_sort):
+    """``(orderby, order)`` of the query of a list that reads its other parameters itself, or
+    the 400 page naming a bad one (as ``list_query``'s ``sorts``)."""
+    problems = []
+    orderby, order = _sort(query_values(request), sorts, default_sort, problems)
+    if problems:
+        raise HTTPBadRequest("This list cannot be shown: " + "; ".join(problems) + ".")
+    return orderby, order
+
+
+def _sort(values, sorts, default_sort, problems):
+    """``(orderby, order)`` of the query: the default without ``orderby``; ``order`` defaults to
+    the column's first direction."""
+    orderby = values.get("orderby", "").strip()
+    order = values.get("order", "").strip()
+    if not sorts:
+        return default_sort
+    if orderby and orderby not in sorts:
+        problems.append(f"orderby must be one of {', '.join(sorts)}, not {orderby[:40]!r}")
+        orderby = ""
+    if order and order not in ORDERS:
+        problems.append(f"order must be asc or desc, not {order[:20]!r}")
+        order = ""
+    if not orderby:
+        return default_sort[0], order or default_sort[1]
+    return orderby, order or sorts[orderby]
 
 
 def _whole(text, default, low, high, name, problems):

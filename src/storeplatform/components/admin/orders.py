@@ -5,6 +5,8 @@ the same validation, the same ``storeplatform_order_status_changed`` action and 
 webhooks), with its history (notes, and the form that adds one) and its refunds (the form that
 gives money back, asked to be confirmed: ``order_history.py``), through the shop's functions
 REST's notes and refunds use."""
+from urllib.parse import urlencode
+
 from pyramid.httpexceptions import HTTPBadRequest, HTTPNotFound
 
 from storeplatform.core.db import get_by_id
@@ -31,6 +33,10 @@ from .pages import AdminPage, admin_view
 ORDERS = AdminPage("orders", "Orders", "/orders", "manage_shop", order=20, section="Shop")
 ONE = r"/{id:\d+}"
 ORDER_PAGE = "admin/order.jinja2"
+# The columns the list sorts by, each with its first direction (numbers and dates: the largest
+# first), and the list's own sort (newest first).
+SORTS = {"id": "desc", "date": "desc", "total": "desc", "status": "asc"}
+DEFAULT_SORT = ("id", "desc")
 # How a status reads at a glance (admin.css's badges).
 STATUS_BADGES = {"completed": "badge-ok", "processing": "badge-ok", "pending": "badge-warn", "on-hold": "badge-warn",
                  "cancelled": "badge-bad", "refunded": "badge-bad", "failed": "badge-bad"}
@@ -39,11 +45,13 @@ def _conditions(query, tz):
     start, end = query.utc_range(tz)
     customer = query.extra.get("customer", "")  # a customer's orders (the Customers page links them)
     return order_conditions(status=query.status, customer_id=int(customer) if customer else None,
-                            created_from=start, created_before=end, search=query.search)
+                            created_from=start, created_before=end, search=query.search,
+                            guest_email=query.extra.get("guest") or None)  # a guest buyer's (the Customers page)
 
 
 def orders_query(request):
-    query = list_query(request, statuses=STATUSES, extra=("lines", "customer"))
+    query = list_query(request, statuses=STATUSES, extra=("lines", "customer", "guest"), sorts=SORTS,
+                       default_sort=DEFAULT_SORT)
     customer = query.extra["customer"]
     if customer and not (customer.isascii() and customer.isdigit() and id_in_range(int(customer))):
         raise HTTPBadRequest(f"This list cannot be shown: customer must be a user id, not {customer[:20]!r}.")
@@ -57,12 +65,18 @@ def list_orders(request):
     # Unfiltered or by status alone, the total is the count the database keeps. The offset is
     # walked on the ids (the filters there); the page's rows are read with their customer in one
     # statement.
-    total = None if query.search or query.date_from or query.date_to or query.extra["customer"] else \
+    total = None if query.search or query.date_from or query.date_to or query.extra["customer"] \
+        or query.extra["guest"] else \
         count_rows(request.db, Order, **({"status": query.status} if query.status else {}))
-    p = page_of(request, query, orders_select((), *SUMMARY, customer=True), total=total,
-                keys=orders_select(_conditions(query, tz), Order.id))
+    p = page_of(request, query, orders_select((), *SUMMARY, customer=True, **_sort(query)), total=total,
+                keys=orders_select(_conditions(query, tz), Order.id, **_sort(query)))
     return {"title": "Orders", "p": p, "query": query, "statuses": STATUSES, "badges": STATUS_BADGES, "tz": tz,
-            "rows": [_row(r) for r in p.rows]}
+            "rows": [_row(r) for r in p.rows], "bulk_choices": [(s, s) for s in STATUSES],
+            "back": urlencode(query.params(page=p.page))}
+
+
+def _sort(query):
+    return {"orderby": query.orderby, "order": query.order}
 
 
 def _row(r):
@@ -74,7 +88,7 @@ def _row(r):
 @admin_view(ORDERS, path="/export.csv")
 def export_orders(request):
     """Every order the list's filters find (not only the page), or one row per line with
-    ``lines=1``; newest first."""
+    ``lines=1``; newest first, or in the list's sort (the lines: newest order first)."""
     query = orders_query(request)
     tz = site_timezone(request.db)
     filename = export_filename("order-lines" if query.extra["lines"] else "orders", tz)
@@ -87,7 +101,7 @@ def export_orders(request):
                   "line_total"]
         return csv_response(request, filename, header, stmt, money=("unit_price", "line_total"))
     stmt = orders_select(conditions, Order.id, Order.created_at, Order.status, Order.currency, Order.total,
-                         Order.customer_id, BILLING_FIRST, BILLING_LAST, BILLING_EMAIL)
+                         Order.customer_id, BILLING_FIRST, BILLING_LAST, BILLING_EMAIL, **_sort(query))
     header = ["order", "date", "status", "currency", "total", "customer_id", "first_name", "last_name", "email"]
     return csv_response(request, filename, header, stmt, money=("total",))
 

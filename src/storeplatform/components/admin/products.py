@@ -1,6 +1,8 @@
 """The Products pages of the admin: the list (search by name or SKU, status, paging), its CSV
 export, and a product's page whose form saves as REST's product update does (its schema and
 cross-field rules, then the same columns), with errors beside the fields."""
+from urllib.parse import urlencode
+
 from pyramid.httpexceptions import HTTPNotFound
 
 from storeplatform.core.db import get_by_id
@@ -20,6 +22,9 @@ from .pages import AdminPage, admin_view
 PRODUCTS = AdminPage("products", "Products", "/products", "manage_shop", order=21, section="Shop")
 ONE = r"/{id:\d+}"
 PRODUCT_PAGE = "admin/product.jinja2"
+# The columns the list sorts by, each with its first direction, and the list's own (newest first).
+SORTS = {"name": "asc", "price": "asc", "status": "asc", "id": "desc"}
+DEFAULT_SORT = ("id", "desc")
 STATUS_BADGES = {"publish": "badge-ok", "draft": "badge-warn", "pending": "badge-warn", "private": "",
                  "trash": "badge-bad"}
 # The fields the page edits, as REST's body names them (a product's type and parent stay REST's).
@@ -40,26 +45,38 @@ def _conditions(query):
     return product_conditions(status=query.status, search=query.search)
 
 
+def _query(request):
+    return list_query(request, statuses=STATUSES, dates=False, sorts=SORTS, default_sort=DEFAULT_SORT)
+
+
+def _sort(query):
+    return {"orderby": query.orderby, "order": query.order}
+
+
 @admin_view(PRODUCTS, template="admin/products.jinja2")
 def list_products(request):
-    query = list_query(request, statuses=STATUSES, dates=False)
+    query = _query(request)
     listed = query.status or [status for status in STATUSES if status != "trash"]  # as product_conditions
     total = None if query.search else count_rows(request.db, Product, status=listed)
-    p = page_of(request, query, products_select((), *COLUMNS), total=total,
-                keys=products_select(_conditions(query), Product.id))
+    p = page_of(request, query, products_select((), *COLUMNS, **_sort(query)), total=total,
+                keys=products_select(_conditions(query), Product.id, **_sort(query)))
     return {"title": "Products", "p": p, "query": query, "statuses": STATUSES, "badges": STATUS_BADGES,
-            "rows": [{**r._asdict(), "price": current_price(r), "on_sale": sale_is_active(r)} for r in p.rows]}
+            "rows": [{**r._asdict(), "price": current_price(r), "on_sale": sale_is_active(r)} for r in p.rows],
+            "bulk_choices": [("trash", "Move to the trash")] + [(s, f"Change status to {s}") for s in STATUSES
+                                                                 if s != "trash"],
+            "back": urlencode(query.params(page=p.page))}
 
 
 @admin_view(PRODUCTS, path="/export.csv")
 def export_products(request):
-    query = list_query(request, statuses=STATUSES, dates=False)
+    query = _query(request)
     # Prices are in the store's currency, named in the column after them.
     header = ["id", "name", "sku", "type", "status", "parent_id", "regular_price", "sale_price", "currency",
               "sale_from", "sale_to", "created", "modified"]
     currency = site_options(request.db)["store.currency"]
     return csv_response(request, export_filename("products", site_timezone(request.db)), header,
-                        products_select(_conditions(query), *EXPORT_COLUMNS), lambda r: (*r[:8], currency, *r[8:]),
+                        products_select(_conditions(query), *EXPORT_COLUMNS, **_sort(query)),
+                        lambda r: (*r[:8], currency, *r[8:]),
                         money=("regular_price", "sale_price"))
 
 

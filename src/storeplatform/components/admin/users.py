@@ -4,6 +4,8 @@ Every change goes through ``storeplatform.components.shop.accounts``, the code o
 command line: the same validation, the same rules of who may do what to whom.
 
 Staff without ``list_users`` reach their own page through "Your profile"."""
+from urllib.parse import urlencode
+
 from pyramid.httpexceptions import HTTPNotFound, HTTPSeeOther
 from sqlalchemy import func, select
 
@@ -11,6 +13,7 @@ from storeplatform.components.shop import account_rules, accounts, user_keys
 from storeplatform.core.errors import InvalidParams, RestError
 from .forms import form_values, refuse_form
 from .guard import admin_redirect, admin_url
+from .listing import ListQuery, list_sort
 from .pages import AdminPage, admin_view
 
 USERS = AdminPage("users", "Users", "/users", "list_users", order=91, section="Site")
@@ -18,6 +21,9 @@ USERS = AdminPage("users", "Users", "/users", "list_users", order=91, section="S
 PROFILE = AdminPage("profile", "Your profile", "/profile", "edit_posts", order=95)
 ONE = r"/{id:\d+}"
 PER_PAGE = 50
+# The columns the list sorts by, each with its first direction, and the list's own (newest first).
+SORTS = {"login": "asc", "name": "asc", "since": "desc", "id": "desc"}
+DEFAULT_SORT = ("id", "desc")
 USER_PAGE = "admin/user.jinja2"
 FIELD_LABELS = {"email": "E-mail", "name": "Name", "role": "Role", "password": "New password",
                 "current_password": "Current password", "login": "Login", "reassign": "Give their posts to"}
@@ -47,15 +53,22 @@ def list_users(request):
     page = request.GET.get("page", "1")
     page = int(page) if page.isdigit() and 0 < len(page) <= 6 and int(page) > 0 else 1
     roles = account_rules.roles(request.db)
-    stmt = accounts.users_query(request.db, actor, search=search or None, role=role if role in roles else None)
+    orderby, order = list_sort(request, SORTS, DEFAULT_SORT)
+    stmt = accounts.users_query(request.db, actor, search=search or None, role=role if role in roles else None,
+                                orderby=orderby, order=order)
     total = request.db.execute(select(func.count()).select_from(stmt.order_by(None).subquery())).scalar_one()
     pages = max(1, -(-total // PER_PAGE))
     page = min(page, pages)
     users = request.db.execute(stmt.limit(PER_PAGE).offset((page - 1) * PER_PAGE)).scalars().all()
-    query = {k: v for k, v in (("search", search), ("role", role if role in roles else "")) if v}
-    return {"title": "Users", "users": users, "total": total, "page": page, "pages": pages, "search": search,
+    # The list's query without its page: what the pager's and the headers' links carry.
+    sorting = ListQuery(search=search, extra={"role": role if role in roles else ""}, orderby=orderby, order=order,
+                        default_sort=DEFAULT_SORT, sorts=SORTS)
+    query = sorting.params()
+    return {"sorting": sorting, "title": "Users", "users": users, "total": total, "page": page, "pages": pages,
+            "search": search,
             "role": role if role in roles else "", "roles": roles, "query": query,
-            "may_create": actor.can("create_users")}
+            "may_create": actor.can("create_users"), "may_promote": actor.can("promote_users"),
+            "bulk_choices": [(r, r) for r in roles], "back": urlencode({**query, "page": page} if page > 1 else query)}
 
 
 def _user_page(request, actor, user, *, values=None, errors=None, problem=None, new_password=None):

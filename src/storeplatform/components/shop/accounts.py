@@ -145,13 +145,20 @@ def _like(text):
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-def users_query(session, actor, *, search=None, role=None):
-    """The select of the users ``actor`` may list (``list_users``), newest first; ``search``
-    finds text in the login, e-mail or name (any case), ``role`` keeps one role."""
+# What a list of users sorts by (the admin's ``orderby``): a total order each (the login is
+# unique, the others end with the id), read from an index in that order (``User``'s).
+ORDERBY = {"id": (User.id,), "login": (User.login,), "name": (User.display_name, User.id),
+           "since": (User.created_at, User.id)}
+
+
+def users_query(session, actor, *, search=None, role=None, orderby="id", order="desc"):
+    """The select of the users ``actor`` may list (``list_users``), newest first (or by
+    ``orderby``, a key of ``ORDERBY``, in ``order``); ``search`` finds text in the login, e-mail
+    or name (any case), ``role`` keeps one role."""
     if not actor.can("list_users"):
         raise FORBIDDEN("Sorry, you are not allowed to list users.")
     check({"role": role_problem(session, role) if role is not None else None})
-    stmt = select(User).order_by(User.id.desc())
+    stmt = select(User).order_by(*(c.desc() if order == "desc" else c.asc() for c in ORDERBY[orderby]))
     if role is not None:
         stmt = stmt.where(User.role == role)
     if search:

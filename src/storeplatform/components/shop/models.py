@@ -11,7 +11,10 @@ from storeplatform.core.db.types import Money, UTCDateTime, utcnow
 class User(Base):
     __tablename__ = "users"
     # Users per role kept by the database (db/counts.py): the admin's customers list's total.
-    __table_args__ = (Index("ix_users_role_id", "role", "id"), {"info": {"generation": "auth", "counts": (("role",),)}})
+    # The admin's users list sorted by name or by date joined (accounts.ORDERBY; the login is unique).
+    __table_args__ = (Index("ix_users_role_id", "role", "id"), Index("ix_users_display_name_id", "display_name", "id"),
+                      Index("ix_users_created_id", "created_at", "id"),
+                      {"info": {"generation": "auth", "counts": (("role",),)}})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     login: Mapped[str] = mapped_column(String(60), unique=True)
@@ -85,6 +88,9 @@ class Post(Base):
         Index("ix_posts_type_status_modified_id", "post_type", "status", "modified_at", "id"),
         Index("ix_posts_type_status_id", "post_type", "status", "id"),
         Index("ix_posts_type_slug", "post_type", "slug"),
+        # A list of a type sorted by title: its first 200 characters (an index entry cannot hold
+        # any title), the id breaking ties (the events plugin's ``event_list.TITLE_KEY``).
+        Index("ix_posts_type_title_id", "post_type", text("substr(title, 1, 200)"), "id"),
         # Case-insensitive substring search: trigram indexes on PostgreSQL; SQLite has none (an
         # empty partial index there, so that both backends have what the models declare).
         *(Index(f"ix_posts_{column}_trgm", column, postgresql_using="gin",
@@ -133,6 +139,8 @@ class Product(Base):
     __tablename__ = "products"
     # Products per status kept by the database (db/counts.py): the admin list's total is a lookup.
     __table_args__ = (Index("ix_products_status_id", "status", "id"),
+                      # The admin's list sorted by name or price (products.ORDERBY).
+                      Index("ix_products_name_id", "name", "id"), Index("ix_products_price_id", "regular_price", "id"),
                       {"info": {"generation": "store", "counts": (("status",),)}})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -157,11 +165,18 @@ ORDER_BILLING_TEXT = ("lower((((COALESCE(billing ->> 'first_name', '') || ' ') |
                       " || ' ') || COALESCE(billing ->> 'email', ''))")
 
 
+# A guest buyer's key: the billing e-mail address of an order without an account, lower-cased and
+# trimmed (the index ix_orders_guest_email is of this very expression).
+ORDER_GUEST_EMAIL = "lower(trim(billing ->> 'email'))"
+
+
 class Order(Base):
     __tablename__ = "orders"
     __table_args__ = (Index("ix_orders_status_id", "status", "id"),
                       # Orders of a range of days (the dashboard's sales per day): a walk of the index.
                       Index("ix_orders_created_id", "created_at", "id"),
+                      # The admin's list sorted by total (orders.ORDERBY).
+                      Index("ix_orders_total_id", "total", "id"),
                       # A page of customers' order counts and totals: their orders, not every order.
                       Index("ix_orders_customer_id", "customer_id"),
                       # The admin's search of billing names and addresses (admin/orders.py): a GIN
@@ -169,6 +184,13 @@ class Order(Base):
                       # expression index: it would warn at every migration that rebuilds orders).
                       Index("ix_orders_billing_trgm", text(ORDER_BILLING_TEXT),
                             postgresql_using="gin").ddl_if(dialect="postgresql"),
+                      # A guest buyer (no account) is their billing e-mail address, lower-cased and
+                      # trimmed (shop/customers.py): the orders by that expression (not partial:
+                      # PostgreSQL estimates with no partial index's statistics; migration sp0015).
+                      # Declared as PostgreSQL reads it back; SQLite's (the same index of
+                      # ORDER_GUEST_EMAIL) cannot be reflected, so is not compared.
+                      Index("ix_orders_guest_email", text("lower(TRIM(BOTH FROM billing ->> 'email'))"))
+                      .ddl_if(dialect="postgresql"),
                       {"info": {"generation": "store", "counts": (("status",),)}})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -208,10 +230,12 @@ class OrderNote(Base):
     """A line of an order's history: written by the store as things happen (a status change, a
     refund, a plugin's document) or by a person (the admin's note form, REST). ``author`` is the
     name of who acted as it was then ("system" when nobody did: a task, the CLI), kept as text
-    so that the history reads the same after the user is renamed or deleted."""
+    so that the history reads the same after the user is renamed or deleted. Its own generation:
+    a note (a document made, a person's remark) leaves what the shop keeps (products, orders,
+    documents) kept; what reads notes is keyed by both."""
 
     __tablename__ = "order_notes"
-    __table_args__ = {"info": {"generation": "store"}}
+    __table_args__ = {"info": {"generation": "order_notes"}}
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     order_id: Mapped[int] = mapped_column(ForeignKey("orders.id", ondelete="CASCADE"), index=True)

@@ -11,7 +11,7 @@ from storeplatform.core.db.types import utcnow
 from storeplatform.core.errors import InvalidParams
 from storeplatform.core.plugins import call_action
 from storeplatform.core.values import id_in_range
-from .models import ORDER_BILLING_TEXT, Order, OrderItem, Product, User
+from .models import ORDER_BILLING_TEXT, ORDER_GUEST_EMAIL, Order, OrderItem, Product, User
 from .order_notes import add_order_note
 from storeplatform.core.options import site_options
 from .products import current_price
@@ -30,6 +30,9 @@ COLUMN_LIMIT = Decimal(10) ** 14
 # PostgreSQL), so that a search reads the index instead of every order's JSON.
 BILLING_TEXT = literal_column(ORDER_BILLING_TEXT, String)
 BILLING_EMAIL = Order.billing["email"].as_string()
+# A guest buyer (an order without an account) is known by this: the billing e-mail address,
+# lower-cased and trimmed, the very expression of the index ix_orders_guest_email.
+GUEST_EMAIL = literal_column(ORDER_GUEST_EMAIL, String)
 BILLING_FIRST = Order.billing["first_name"].as_string()
 BILLING_LAST = Order.billing["last_name"].as_string()
 # An order with its customer's account, for a table of orders (the admin's): each row is these
@@ -38,8 +41,10 @@ SUMMARY = (Order.id, Order.created_at, Order.status, Order.currency, Order.total
            BILLING_FIRST, BILLING_LAST, BILLING_EMAIL, User.login, User.display_name, User.email)
 
 
-def order_conditions(*, status=None, customer_id=None, created_from=None, created_before=None, search=None):
-    """The conditions of an orders list: a status, a customer's account, a range of creation
+def order_conditions(*, status=None, customer_id=None, created_from=None, created_before=None, search=None,
+                     guest_email=None):
+    """The conditions of an orders list: a status, a customer's account, a guest buyer's orders
+    (``guest_email``: no account, that billing e-mail address whatever its case and blanks), a range of creation
     times (UTC, the end excluded), and a search: a number (``#12`` or ``12``) is an order's
     number, any other text is looked for in the billing name and e-mail address (the trigram
     index) and in the login, name and e-mail address of the customer's account."""
@@ -48,6 +53,8 @@ def order_conditions(*, status=None, customer_id=None, created_from=None, create
         conditions.append(Order.status == status)
     if customer_id is not None:
         conditions.append(Order.customer_id == customer_id)
+    if guest_email is not None:
+        conditions += [Order.customer_id.is_(None), GUEST_EMAIL == guest_email.strip().lower()]
     if created_from is not None:
         conditions.append(Order.created_at >= created_from)
     if created_before is not None:
@@ -69,14 +76,21 @@ def _search_condition(search):
     return Order.id.in_(select(found.subquery().c.id))
 
 
-def orders_select(conditions, *columns, customer=False):
-    """The orders matching ``conditions``, newest first: whole orders (REST), or ``columns`` (the
-    admin's ``SUMMARY`` with ``customer``, the customer's account joined; ``Order.id`` alone: a
-    page walk's keys; the columns of an export)."""
+# What a list of orders sorts by (the admin's ``orderby``), each ending with the id (a total
+# order, which a page walk needs) and read from an index in that order (``Order``'s).
+ORDERBY = {"id": (Order.id,), "date": (Order.created_at, Order.id), "total": (Order.total, Order.id),
+           "status": (Order.status, Order.id)}
+
+
+def orders_select(conditions, *columns, customer=False, orderby="id", order="desc"):
+    """The orders matching ``conditions``, newest first (or by ``orderby``, a key of ``ORDERBY``,
+    in ``order``): whole orders (REST), or ``columns`` (the admin's ``SUMMARY`` with
+    ``customer``, the customer's account joined; ``Order.id`` alone: a page walk's keys; the
+    columns of an export)."""
     stmt = select(*(columns or (Order,)))
     if customer:
         stmt = stmt.outerjoin(User, User.id == Order.customer_id)
-    return stmt.where(*conditions).order_by(Order.id.desc())
+    return stmt.where(*conditions).order_by(*(c.desc() if order == "desc" else c.asc() for c in ORDERBY[orderby]))
 
 
 def order_lines_select(conditions, *columns):

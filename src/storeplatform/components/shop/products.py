@@ -32,10 +32,19 @@ def product_conditions(*, status=None, type=None, parent=None, search=None):
     return conditions
 
 
-def products_select(conditions, *columns):
-    """The products matching ``conditions``, newest first: whole products (REST), or ``columns``
-    of them (the admin's table and export; ``Product.id`` alone: a page walk's keys)."""
-    return select(*(columns or (Product,))).where(*conditions).order_by(Product.id.desc())
+# What a list of products sorts by (the admin's ``orderby``), each ending with the id (a total
+# order, which a page walk needs) and read from an index in that order (``Product``'s). The
+# price is the regular price (a sale's price is not a column an index can hold).
+ORDERBY = {"id": (Product.id,), "name": (Product.name, Product.id), "price": (Product.regular_price, Product.id),
+           "status": (Product.status, Product.id)}
+
+
+def products_select(conditions, *columns, orderby="id", order="desc"):
+    """The products matching ``conditions``, newest first (or by ``orderby``, a key of
+    ``ORDERBY``, in ``order``): whole products (REST), or ``columns`` of them (the admin's table
+    and export; ``Product.id`` alone: a page walk's keys)."""
+    return select(*(columns or (Product,))).where(*conditions) \
+        .order_by(*(c.desc() if order == "desc" else c.asc() for c in ORDERBY[orderby]))
 
 
 def product_values(values):

@@ -1,5 +1,7 @@
 """Ids are never given twice: on SQLite an INTEGER PRIMARY KEY reuses the id of a deleted last
 row unless the table is AUTOINCREMENT (PostgreSQL sequences never go back)."""
+import warnings
+
 from alembic import op
 from sqlalchemy import Table, event
 
@@ -22,5 +24,10 @@ def never_reuse_ids(*tables):
     if op.get_bind().dialect.name != "sqlite":
         return
     for name in tables:
-        with op.batch_alter_table(name, recreate="always", table_kwargs={"sqlite_autoincrement": True}):
-            pass
+        with warnings.catch_warnings():
+            # Reflecting a table the rebuilt one refers to (orders) meets its expression index
+            # (ix_orders_guest_email), which SQLite cannot reflect: that table is not rebuilt,
+            # its index stays. (A rebuild of such a table itself must make the index again.)
+            warnings.filterwarnings("ignore", "Skipped unsupported reflection of expression-based index")
+            with op.batch_alter_table(name, recreate="always", table_kwargs={"sqlite_autoincrement": True}):
+                pass

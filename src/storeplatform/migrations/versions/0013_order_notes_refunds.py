@@ -8,7 +8,8 @@ Revises: sp0012
 - ``order_refunds`` and ``order_refund_lines``: money given back on an order, and what of each of
   its lines (units, money).
 
-All three count in the ``store`` generation, as the orders do (the models declare it;
+The refunds count in the ``store`` generation, as the orders do; the notes in a generation of
+their own, so that a note leaves the shop's kept answers kept (the models declare them;
 ``storeplatform migrate`` makes their triggers after the migrations). Ids are never given twice
 (AUTOINCREMENT on SQLite, as sp0002 made every host table).
 """
