@@ -10,7 +10,9 @@ setup(
     package_data={"storeplatform": ["migrations/*.py", "migrations/*.mako", "migrations/versions/*.py",
                                    "components/admin/templates/*.jinja2", "components/admin/templates/*/*.jinja2",
                                    "components/admin/static/*", "components/admin/static/vendor/*",
-                                   "components/audit/templates/*/*.jinja2"]},
+                                   "components/audit/templates/*/*.jinja2",
+                                   "components/mail/templates/*/*.jinja2", "components/mail/templates/messages/*.txt",
+                                   "components/mail/templates/messages/*.html"]},
     python_requires=">=3.11",
     install_requires=[
         "pyramid>=2.0",
@@ -44,7 +46,8 @@ setup(
                  "opentelemetry-instrumentation-pyramid==0.66b1", "opentelemetry-instrumentation-sqlalchemy==0.66b1"],
         "test": ["pytest>=8", "pytest-xdist>=3.5", "webtest>=3.0", "pypdf>=4.0", "schemathesis>=4.0",
                  "requests-oauthlib>=2.0", "WooCommerce>=3.0", "WSGIProxy2>=0.5",
-                 "playwright>=1.40"],
+                 "playwright>=1.40", "aiosmtpd>=1.4", "zxing-cpp>=2.2",
+                 "pypdfium2>=4.0"],
     },
     entry_points={
         "paste.app_factory": ["main = storeplatform:main"],

@@ -16,6 +16,7 @@ from .core.routing import IndexedRoutesMapper
 from .core.settings import SettingsError, normalize
 from .core.options import collect_specs, site_options
 from .components import PLUGINS
+from .components.mail import SETTINGS as MAIL_SETTINGS
 from .components.observability import metrics, tracing
 
 
@@ -23,17 +24,18 @@ from .components.observability import metrics, tracing
 # come before the kernel parts they observe: the tracing's BeforeTraversal subscriber starts the
 # request's span before .auth and .rest authenticate the caller (statements of the request all in
 # its trace), and both set the queue's observation points (core/observe.py) before .queue binds
-# the tasks. The audit log after the admin (its page); the landing page (the site root,
+# the tasks. The audit log and the mail log after the admin (their pages); the landing page (the site root,
 # /favicon.ico) after the admin: its templates.
 HOST_PARTS = (
     ".core.db", ".core.cache",
     ".components.observability.tracing", ".components.observability.metrics",
     ".core.auth", ".core.rest", ".core.queue",
-    ".components.shop.views", ".core.health", ".components.admin", ".components.audit", ".components.admin.landing",
+    ".components.shop.views", ".core.health", ".components.admin", ".components.audit", ".components.mail",
+    ".components.admin.landing",
 )
 
 # The components' own ini keys, read beside the kernel's.
-SETTINGS_SECTIONS = (metrics.SETTINGS, tracing.SETTINGS)
+SETTINGS_SECTIONS = (metrics.SETTINGS, tracing.SETTINGS, MAIL_SETTINGS)
 
 
 def site_settings(settings, environ):

@@ -12,7 +12,7 @@ from . import make_config
 from .components.audit import cli as audit_cli
 from .components.shop import cli as shop_cli
 from .core.audit import actor_outside_request
-from .core.cli import CliError, Parser
+from .core.cli import CliError, Parser, table
 from .core.db.pool import PoolTooSmall, fit_pool
 from .core.db.session import site_transaction
 from .core.errors import InvalidParams, RestError
@@ -61,6 +61,7 @@ def build_parser(pm=None):
                    ).set_defaults(func=cmd_migrate)
 
     _add_option_commands(sub)
+    _add_counts_commands(sub)
 
     worker = sub.add_parser("worker", help="run a standalone task consumer")
     worker.add_argument("--workers", type=int, default=4)
@@ -95,6 +96,54 @@ def _add_option_commands(sub):
     set_.add_argument("key")
     set_.add_argument("value")
     set_.set_defaults(func=cmd_option_set)
+
+
+def _add_counts_commands(sub):
+    counts = sub.add_parser("counts", help="the kept list counts: compare them with their rows, repair them")
+    counts_sub = counts.add_subparsers(dest="counts_command", metavar="ACTION", parser_class=Parser)
+    counts_sub.required = True
+    counts_sub.add_parser("check", help="print every kept count that differs from its rows (exit status 1 if any)"
+                          ).set_defaults(func=cmd_counts_check)
+    counts_sub.add_parser("repair", help="make every kept count the number of its rows, in one transaction, and "
+                                         "print what changed").set_defaults(func=cmd_counts_repair)
+
+
+def cmd_counts_check(env, args):
+    from .core.db.count_repair import count_differences, differ_line
+
+    with env.registry["db.engine"].connect() as connection:
+        differences = count_differences(connection)
+    if not differences:
+        print("every kept count matches its rows")
+        return 0
+    print(_counts_table(differences, "KEPT", "ROWS"))
+    print(f"{differ_line(differences)}: "
+          f"storeplatform -c {shlex.quote(args.config)} counts repair rewrites them")
+    return 1
+
+
+def cmd_counts_repair(env, args):
+    from .core.db.count_repair import differences_summary, repair_counts
+
+    with env.registry["db.engine"].begin() as connection:
+        repaired = repair_counts(connection)
+    if not repaired:
+        print("every kept count matches its rows: nothing to repair")
+        return 0
+    print(_counts_table(repaired, "WAS", "NOW"))
+    print(f"repaired {differences_summary(repaired)}")
+    return 0
+
+
+def _counts_table(differences, kept, rows):
+    """One line per key: its table, its values (``post_type=page status=publish``), the kept
+    count and the rows'."""
+    def value(text):
+        return text if text and not any(c.isspace() or c in '="' for c in text) else json.dumps(text)
+
+    return table(("TABLE", "KEY", kept, rows), [
+        (d.table, " ".join(f"{c}={value(v)}" for c, v in zip(d.columns, d.key)), str(d.kept), str(d.rows))
+        for d in differences])
 
 
 def cmd_migrate(env, args):
@@ -177,7 +226,10 @@ def cmd_demo(env, args):
     from .components.shop.demo import demo_logins
     from .core.startup import cli_command, switched_off
 
+    from .components.mail.order_messages import QUIET
+
     with env.transaction() as session:
+        session.info[QUIET] = True  # the demo's buyers are made up: no order messages to them
         call_action(env.registry["plugins"].hook.storeplatform_demo_data, session=session)
     with env.transaction() as session:
         logins = demo_logins(session)

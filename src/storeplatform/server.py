@@ -139,6 +139,20 @@ def _print_ready(app, url, effective, global_conf):
     print("\n".join(lines), flush=True)
 
 
+def _warn_of_counts(app, global_conf):
+    """gunicorn prints no summary: kept list counts that differ from their rows (a restore with
+    the triggers off) are one line on stderr at start-up, naming the command that repairs them."""
+    registry = _site_registry(app)
+    if registry is None:
+        return
+    from .core.startup import cli_command, counts_warning
+
+    ini = global_conf.get("__file__")
+    warning = counts_warning(registry, cli_command(ini) if ini else "storeplatform -c INI")
+    if warning:
+        print(f"storeplatform: warning: {warning}", file=sys.stderr, flush=True)
+
+
 def waitress_server(app, global_conf, host="127.0.0.1", port="6543", **kw):
     """The waitress server the ``waitress`` runner serves with, made and bound but not running
     (tests serve their sites with it)."""
@@ -174,6 +188,7 @@ def gunicorn(app, global_conf, host="127.0.0.1", port="6543", **kw):
     _fit_pool(app, int(kw.get("threads") or 1))
     _metrics_across_workers(app, kw)
     _follow_served_address(app, host, _port(global_conf, port))
+    _warn_of_counts(app, global_conf)
     # A logger class named in the section or in a gunicorn config file (named there, or
     # ./gunicorn.conf.py) is the site owner's: theirs is kept.
     if "logger_class" not in kw and "config" not in kw and get_default_config_file() is None:

@@ -15,7 +15,7 @@ def test_log_in_see_the_dashboard_and_log_out(make_site, browse):
     browser.goto("/admin/")
     assert page.inner_text("h1") == "Dashboard"
     assert page.inner_text(".cards").split("\n") == ["Notes", "Orders", "Vault", "Products", "Customers", "Settings",
-                                                     "Users", "Audit log", "Your profile"]
+                                                     "Users", "Audit log", "Mail log", "Your profile"]
     browser.screenshot("dashboard")
     assert page.is_visible(".menu nav >> text=Vault")  # the side navigation at desktop width
     page.set_viewport_size({"width": 390, "height": 844})  # a phone: the navigation is behind "Menu"

@@ -3,8 +3,8 @@ pages, by links and forms. The owner (an administrator) names the credit notes' 
 settings and makes a user for the door; makes a venue, an event there and its two ticket types;
 sells a Standard ticket and two VIP tickets in manual orders; the door checks the Standard ticket
 in at the desk; the owner refunds the VIP order in full (review, then confirm): its tickets are
-cancelled and a credit note is made by the worker. The order's history and the audit log tell it
-all. Screenshots of each step at phone and desktop width.
+cancelled and a credit note is made by the worker. The orders' histories (the check-in among
+them) and the audit log tell it all. Screenshots of each step at phone and desktop width.
 
 On SQLite and on PostgreSQL + Redis: the marker ``both_backends`` lets .ci/run's PostgreSQL pass
 run this one browser test too."""
@@ -231,6 +231,22 @@ def test_the_owner_sells_checks_in_and_refunds_from_an_empty_site(make_site, bro
             "Order status changed from Pending payment to Processing."]
         assert set(page.locator("#order-notes .note-author").all_inner_texts()) == {"Owner"}
         assert set(page.locator("#order-notes .badge").all_inner_texts()) == {"Private"}
+
+        # Anna's order: the door's check-in in its history, signed by the door, written by the
+        # worker's periodic task (sent to the worker here rather than waited for its minute).
+        site.enqueue("events.note_checkin_scans")
+
+        def door_note():
+            browser.goto(f"/admin/orders/{orders['standard']}")
+            texts = page.locator("#order-notes li .note-text").all_inner_texts()
+            return texts if texts and texts[0].startswith("Ticket ") else None
+
+        assert wait_for(door_note, timeout=30, interval=0.3) == [
+            f"Ticket {code} (Spring Gala) checked in.",
+            f"Invoice INV-{year}-00001 created.",
+            "Order status changed from Pending payment to Processing."]
+        assert page.locator("#order-notes .note-author").all_inner_texts()[:2] == ["Dora Door", "Owner"]
+        shot(browser, "story-order-checked-in")
 
         # Its tickets are cancelled; Anna's is in.
         browser.goto(f"/admin/events/{event_id}/attendees")

@@ -17,8 +17,9 @@ def test_change_settings_and_read_them_back_through_rest(make_site, browse):
     with page.expect_navigation():
         page.click(".menu nav >> text=Settings")  # the side navigation at desktop width
     assert page.url == browser.url("/admin/settings/general")
-    assert page.locator(".tabs a").all_inner_texts() == ["General", "Security", "Store", "Events", "Invoicing"]
-    for group in ("general", "security", "store", "events", "invoicing"):
+    assert page.locator(".tabs a").all_inner_texts() == ["General", "Mail", "Security", "Store", "Events",
+                                                         "Invoicing"]
+    for group in ("general", "mail", "security", "store", "events", "invoicing"):
         browser.goto(f"/admin/settings/{group}")
         browser.screenshot(f"settings-{group}")
     # The invoicing plugin's page: its REST API switch under "Advanced", the statuses that make
@@ -41,7 +42,7 @@ def test_change_settings_and_read_them_back_through_rest(make_site, browse):
     # The events plugin's page: no switch that does nothing.
     browser.goto("/admin/settings/events")
     assert page.locator("[data-key]").evaluate_all("nodes => nodes.map(n => n.dataset.key)") == \
-        ["events.permalink_base", "events.rest_api_enabled"]
+        ["events.permalink_base", "events.ticket_mail_enabled", "events.rest_api_enabled"]
     browser.goto("/admin/settings/general")
     page.select_option("#field-site-timezone", "Europe/Vienna")
     page.fill("#field-site-title", "Wiener Laden")

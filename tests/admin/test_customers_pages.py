@@ -227,7 +227,9 @@ def test_guests_are_paged_after_the_accounts(make_site):
     assert keys(last) == [f"g{i:02d}@guests.example" for i in range(48, 60)]
     assert last.html.select_one("nav.pager a[rel=next]") is None
     assert keys(last.click("Previous")) == keys(page)
-    assert keys(site.app.get("/admin/customers", {"page": "3"})) == []  # past the end (uncounted): empty
+    # A page number past the guests' start without a key (the guests are keyed): their first page.
+    assert keys(assert_page(site.app.get("/admin/customers", {"page": "3"}), 200, "1–50 of 2 " + uncounted)) == \
+        keys(page)
     # Searched, the guests are counted, and a page past the middle is read from the far end.
     page = site.app.get("/admin/customers", {"kind": "guests", "search": "guests", "page": "2"})
     assert keys(page) == [f"g{i:02d}@guests.example" for i in range(50, 60)]
@@ -253,3 +255,141 @@ def test_a_page_costs_the_same_statements_with_3_or_30_guests(make_site):
     with count_queries(site.engine) as searched:
         site.app.get("/admin/customers", {"search": "guests", "kind": "guests"})
     assert searched() <= many()
+
+
+def page_n(page, number):
+    assert page.html.select_one("nav.pager .muted").text == number
+    return page
+
+
+def guest_keys(n):
+    return [f"g{i:02d}@guests.example" for i in n]
+
+
+def pager_link(page, rel):
+    link = page.html.select_one(f"nav.pager a[rel={rel}]")
+    return link and link["href"]
+
+
+def test_the_guests_are_paged_by_key(make_site):
+    """Unsearched (not counted), a guests' page follows the last e-mail address shown (Next) or
+    precedes the first (Previous), not an offset: it reads its own guests only, and guests added
+    before it do not shift it."""
+    site = customers(make_site, 0)
+    for i in range(12):
+        guest(site, f"g{i:02d}@guests.example", 2)
+    uncounted = "of the guest buyers (not counted: search to count them)."
+    first = assert_page(site.app.get("/admin/customers", {"kind": "guests", "per_page": "5"}), 200, "1–5 " + uncounted)
+    assert keys(first) == guest_keys(range(5)) and pager_link(first, "prev") is None
+    assert "after=g04%40guests.example" in pager_link(first, "next") and "page=2" in pager_link(first, "next")
+    middle = page_n(assert_page(first.click("Next"), 200, "6–10 " + uncounted), "Page 2")
+    assert keys(middle) == guest_keys(range(5, 10))
+    assert cells(middle.html.select_one("#customers tbody tr"), "Orders", "Spent") == ("2", "$50.00")
+    last = page_n(assert_page(middle.click("Next"), 200, "11–12 " + uncounted), "Page 3")
+    assert keys(last) == guest_keys(range(10, 12)) and pager_link(last, "next") is None
+    assert "before=g10%40guests.example" in pager_link(last, "prev")
+    back = page_n(assert_page(last.click("Previous"), 200, "6–10 " + uncounted), "Page 2")
+    assert keys(back) == guest_keys(range(5, 10)) and pager_link(back, "next") == pager_link(middle, "next")
+    back = page_n(assert_page(back.click("Previous"), 200, "1–5 " + uncounted), "Page 1")
+    assert keys(back) == guest_keys(range(5)) and pager_link(back, "prev") is None
+    # A guest added before the page (A to Z) does not shift it: the key is the last address shown.
+    guest(site, "a@guests.example")
+    assert keys(site.app.get(pager_link(first, "next"))) == guest_keys(range(5, 10))
+    # The filter and the search are kept in the links; the export's link carries no key.
+    assert "kind=guests" in pager_link(middle, "next") and "per_page=5" in pager_link(middle, "next")
+    assert "after" not in middle.html.select_one("#customers-export a")["href"]
+
+
+def test_the_guests_keyed_pages_follow_the_accounts(make_site):
+    """Every buyer: numbered pages while they hold accounts, the page where the accounts end
+    filled with the first guests, then the guests' pages keyed; Previous leads back the same way."""
+    site = customers(make_site, 3)
+    for i in range(8):
+        guest(site, f"g{i:02d}@guests.example")
+    page = site.app.get("/admin/customers", {"per_page": "5"})
+    assert keys(page)[3:] == guest_keys(range(2)) and len(keys(page)) == 5
+    second = page_n(assert_page(page.click("Next"), 200, "6–10 of 3 accounts"), "Page 2")
+    assert keys(second) == guest_keys(range(2, 7)) and "after=g01%40guests.example" in pager_link(page, "next")
+    third = second.click("Next")
+    assert keys(third) == guest_keys([7]) and pager_link(third, "next") is None
+    assert keys(third.click("Previous")) == guest_keys(range(2, 7))
+    assert keys(second.click("Previous")) == keys(page)
+    # Five accounts on pages of five: the guests start on page 2, numbered, then keyed.
+    for i in range(3, 5):
+        site.create_user(f"cust{i:02d}", "customer")
+    page = site.app.get("/admin/customers", {"per_page": "5"})
+    assert len(keys(page)) == 5 and not any("@" in k for k in keys(page))
+    assert "after" not in pager_link(page, "next") and "page=2" in pager_link(page, "next")
+    second = page_n(assert_page(page.click("Next"), 200, "6–10 of 5 accounts"), "Page 2")
+    assert keys(second) == guest_keys(range(5)) and "after=g04%40guests.example" in pager_link(second, "next")
+    third = second.click("Next")
+    assert keys(third) == guest_keys(range(5, 8)) and pager_link(third, "next") is None
+    assert keys(third.click("Previous")) == guest_keys(range(5)) and keys(second.click("Previous")) == keys(page)
+    # Accounts alone are counted and numbered: no key.
+    accounts = site.app.get("/admin/customers", {"kind": "accounts", "per_page": "2", "page": "2"})
+    assert accounts.html.select_one(".list-total").text == "3–4 of 5 customers found."
+    assert "after" not in pager_link(accounts, "next") and "before" not in pager_link(accounts, "prev")
+
+
+def test_a_deep_guests_page_costs_what_the_first_costs(make_site):
+    """A keyed page's statements do not grow with the guests before it (no OFFSET)."""
+    site = customers(make_site, 0)
+    for i in range(30):
+        guest(site, f"g{i:02d}@guests.example")
+    site.app.get("/admin/customers", {"kind": "guests", "per_page": "5"})
+    with count_queries(site.engine) as first:
+        site.app.get("/admin/customers", {"kind": "guests", "per_page": "5"})
+    statements = []
+    from sqlalchemy import event
+
+    def seen(conn, cursor, statement, parameters, context, executemany):
+        if "GROUP BY lower(trim(billing" in statement:
+            statements.append((statement, parameters))
+
+    event.listen(site.engine, "before_cursor_execute", seen)
+    try:
+        with count_queries(site.engine) as deep:
+            page = site.app.get("/admin/customers", {"kind": "guests", "per_page": "5", "page": "6",
+                                                     "after": "g24@guests.example"})
+    finally:
+        event.remove(site.engine, "before_cursor_execute", seen)
+    assert keys(page) == guest_keys(range(25, 30)) and deep() == first()
+    # One statement reads the page's guests with their figures, from the key (SQLite writes an
+    # OFFSET of 0 with every LIMIT).
+    assert len(statements) == 1 and "'email')) > " in statements[0][0]
+    statement, parameters = statements[0]
+    assert "OFFSET" not in statement or list(parameters)[-1] == 0
+
+
+def test_a_bad_key_answers_a_clear_page(make_site):
+    site = customers(make_site, 0)
+    for i in range(12):
+        guest(site, f"g{i:02d}@guests.example")
+    get = site.app.get
+    # Past the last guest: the guests' last page; before the first: their first page.
+    last = assert_page(get("/admin/customers", {"kind": "guests", "per_page": "5", "page": "7", "after": "zz"}), 200)
+    assert keys(last) == guest_keys(range(7, 12)) and pager_link(last, "next") is None
+    assert keys(last.click("Previous")) == guest_keys(range(2, 7))
+    first = get("/admin/customers", {"kind": "guests", "per_page": "5", "page": "4", "before": "a"})
+    assert keys(first) == guest_keys(range(5)) and "Page 1" in first.text
+    # Any text is a place in the order (no guest has to have it), a blank key is none.
+    assert keys(get("/admin/customers", {"kind": "guests", "per_page": "5", "after": "g03@guests.example!"})) == \
+        guest_keys(range(4, 9))
+    assert keys(get("/admin/customers", {"kind": "guests", "per_page": "5", "after": "'; DROP TABLE orders; --"})) \
+        == guest_keys(range(5))
+    assert keys(get("/admin/customers", {"kind": "guests", "per_page": "5", "after": "  "})) == guest_keys(range(5))
+    # Too long, both at once, not UTF-8 or with a NUL: the 400 page naming it, never a 500.
+    assert_page(get("/admin/customers", {"after": "a" * 321}, status=400), 400, "after must be at most 320 characters")
+    assert_page(get("/admin/customers", {"before": "b" * 400}, status=400), 400, "before must be at most 320")
+    assert_page(get("/admin/customers", {"after": "a", "before": "b"}, status=400), 400, "after or before, not both")
+    assert_page(get("/admin/customers?after=%00", status=400), 400)
+    assert_page(get("/admin/customers?after=%ff", status=400), 400)
+    # Searched (counted, numbered pages) or accounts only, a key means nothing: it is left aside.
+    assert keys(get("/admin/customers", {"search": "guests", "after": "g05@guests.example"})) == guest_keys(range(12))
+    assert keys(get("/admin/customers", {"kind": "accounts", "before": "x"})) == []
+
+
+def test_a_key_without_guests_finds_the_empty_list(make_site):
+    site = customers(make_site, 0)
+    for query in ({"after": "m"}, {"before": "m"}, {"after": "m", "page": "9"}):
+        assert_page(site.app.get("/admin/customers", {"kind": "guests", **query}), 200, "No customer matches.")

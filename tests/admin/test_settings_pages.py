@@ -32,7 +32,7 @@ def test_one_page_per_host_section_and_per_plugin(make_site):
     assert res.location == "http://localhost/admin/settings/general"
     general = assert_page(site.app.get("/admin/settings/general"), 200, "General settings")
     tabs = re.findall(r'<a href="http://localhost/admin/settings/([a-z_-]+)"', general.text)
-    assert tabs == ["general", "security", "store", "events", "invoicing"]
+    assert tabs == ["general", "mail", "security", "store", "events", "invoicing"]
     # Every field of the page, drawn from its type.
     assert 'name="site.title" value="Storeplatform Demo Store"' in general.text
     assert re.search(r'<select id="field-site-timezone" name="site.timezone"[^>]*>', general.text)

@@ -73,5 +73,8 @@ def test_a_checkin_is_one_conditional_update_and_reads_no_attendee(evt):
     finally:
         event.remove(evt.site.engine, "before_cursor_execute", keep)
     assert len(statements) == 1, statements
-    assert statements[0].startswith("UPDATE EVT_ATTENDEES SET") and "RETURNING" in statements[0]
-    assert "STATUS IN ('ACTIVE', 'CHECKED_OUT')" in statements[0]
+    # On PostgreSQL the UPDATE sits in a WITH whose INSERT records the scan for the order's
+    # history; SQLite records it with a statement of its own, after (checkin.py).
+    update_at = statements[0].find("UPDATE EVT_ATTENDEES SET")
+    assert update_at == (len("WITH MOVED AS (") if evt.site.engine.dialect.name == "postgresql" else 0), statements
+    assert "RETURNING" in statements[0] and "STATUS IN ('ACTIVE', 'CHECKED_OUT')" in statements[0]

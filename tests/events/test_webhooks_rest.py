@@ -270,7 +270,9 @@ def test_check_ins_see_every_webhook_change_and_ask_nothing_while_none_happens(w
     wh.post("/checkin", {"ticket_code": tickets[0]["ticket_code"]}, status=200)
     with count_queries(wh.site.engine) as n:
         wh.post("/checkin", {"ticket_code": tickets[1]["ticket_code"]}, status=200)
-    assert n() == 2  # the site's state and the ticket's move; the webhooks are kept by generation
+    # The site's state and the ticket's move (on SQLite its scan for the order's history is a
+    # statement of its own; PostgreSQL records it in the move's); the webhooks are kept by generation.
+    assert n() == (2 if wh.site.engine.dialect.name == "postgresql" else 3)
     hook = wh.webhook("attendee.checked_in", receiver.url())
     wh.post("/checkin", {"ticket_code": tickets[2]["ticket_code"]}, status=200)
     assert [(d["webhook_id"], d["topic"]) for d in wh.deliveries()] == [(hook["id"], "attendee.checked_in")]

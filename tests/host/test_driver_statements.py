@@ -118,3 +118,28 @@ def test_a_sessions_connection_is_refused_the_session_is_named(site):
         connection = s.connection()
         with pytest.raises(TypeError, match="pass the session"):
             RENAME.rowcount(connection, name="x")
+
+
+_RENAMED = update(TERMS).where(TERMS.c.taxonomy == "driver").values(name=bindparam("name")) \
+    .returning(TERMS.c.name).cte("renamed")
+RENAME_IN_A_WITH = DriverStatement(select(_RENAMED.c.name))
+
+
+def test_a_write_in_a_with_is_the_transactions_own(site):
+    """A SELECT whose WITH holds an UPDATE (the check-in's, which records its scan in the same
+    statement) writes as the UPDATE does: what it wrote is recorded, a safe method refuses it."""
+    from storeplatform.core.db.generations import written_tables
+    from storeplatform.core.db.statements import written_tables as tables_written_by
+
+    assert tables_written_by(RENAME_IN_A_WITH.statement) == {"terms"}
+    assert tables_written_by(ADD_TERM.statement) == {"terms"} and tables_written_by(select(TERMS.c.id)) == set()
+    if site.engine.dialect.name != "postgresql":
+        return  # SQLite writes in no WITH
+    with site.session() as s:
+        ADD_TERM.first(s, name="t0")
+    with site.session() as s:
+        driver_terms(s)
+        assert RENAME_IN_A_WITH.first(s, name="renamed") == ("renamed",)
+        assert "terms" in written_tables(s)
+        assert driver_terms(s) == 1
+    assert stored_terms(site) == ["renamed"]

@@ -48,3 +48,24 @@ def test_an_existing_database_open_to_others_is_closed_to_them(tmp_path):
     assert result.returncode == 0, result.stderr
     assert mode(database) == 0o600
     assert mode(queue) == 0o600
+
+
+def test_the_folders_the_site_makes_are_its_users_alone(tmp_path):
+    """A new site's var/ (its database and queue, the secret beside them) is made 0700, as the
+    files in it are 0600 (the mail and metrics folders are made the same way); a folder that
+    exists already is left as its owner set it (#43)."""
+    from storeplatform.core.private_files import make_private_dirs
+
+    var = tmp_path / "site" / "var"
+    database, queue = var / "site.sqlite", var / "queue" / "queue.sqlite"
+    old_umask = os.umask(0o022)
+    try:
+        result = run_cli("-c", str(write_ini(tmp_path, database, queue)), "migrate")
+        existing = tmp_path / "shared"
+        existing.mkdir(mode=0o755)
+        make_private_dirs(existing / "var" / "mail")
+    finally:
+        os.umask(old_umask)
+    assert result.returncode == 0, result.stderr
+    assert [mode(p) for p in (tmp_path / "site", var, var / "queue")] == [0o700] * 3
+    assert (mode(existing), mode(existing / "var"), mode(existing / "var" / "mail")) == (0o755, 0o700, 0o700)

@@ -237,7 +237,7 @@ def test_the_limits_are_options(site):
     assert login_json(site, "alice", PASSWORD, ATTACKER).status_int == 200
     admin = site.headers_for("administrator")
     res = site.app.get("/api/store/v1/settings/security", headers={**admin, **at(OWNER)})
-    options = {row["id"]: row["value"] for row in res.json if row["id"].startswith("auth.")}
+    options = {row["id"]: row["value"] for row in res.json if row["id"].startswith("auth.throttle_")}
     assert options == {"auth.throttle_window": 900, "auth.throttle_login_failures": 2,
                        "auth.throttle_address_failures": 100}
     res = site.app.put_json("/api/store/v1/settings/security", {"auth.throttle_login_failures": 0},

@@ -8,5 +8,6 @@ setup(
     install_requires=["storeplatform"],
     entry_points={"storeplatform.plugins": ["thirdparty = sp_thirdparty", "broken = sp_thirdparty.broken",
                                             "thirdparty_tasks = sp_thirdparty.tasks",
-                                            "thirdparty_guest = sp_thirdparty.guest"]},
+                                            "thirdparty_guest = sp_thirdparty.guest",
+                                            "thirdparty_mail = sp_thirdparty.mail"]},
 )

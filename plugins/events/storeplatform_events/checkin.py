@@ -5,9 +5,9 @@ moved it between the two statements), the answer is decided from the row read un
 (``FOR UPDATE``; on SQLite the transaction's write already holds the one writer's lock), which
 no other scan can change until this one commits: a ticket that can move always moves, whatever
 the interleaving, and the usual refusals (already in, unknown, cancelled) lock nothing."""
-from sqlalchemy import bindparam, literal_column, select, update
+from sqlalchemy import Integer, String, bindparam, insert, literal_column, select, update
 
-from storeplatform.api import Post, id_in_range, utcnow
+from storeplatform.api import Post, UTCDateTime, acting_user, id_in_range, utcnow
 from storeplatform.api.advanced import DriverStatement
 
 from . import actions, metrics
@@ -17,7 +17,7 @@ from .errors import (
     NOT_CHECKED_IN,
     WRONG_EVENT,
 )
-from .models import Attendee, AttendeeRecord
+from .models import Attendee, AttendeeRecord, CheckinScan
 
 # A checked-out ticket may come back in (a pass-out), as the scanner at the door expects.
 CHECK_IN_FROM = ("active", "checked_out")
@@ -52,25 +52,66 @@ def refusal(attendee, event_id):
 
 
 _ATTENDEES = Attendee.__table__
-_EVENT_NAME = select(Post.title).where(Post.id == _ATTENDEES.c.event_id).scalar_subquery().label("event_name")
+_SCANS = CheckinScan.__table__
 
 
-def _move_in_statement(by_event):
-    """The check-in UPDATE ... RETURNING, on the driver (``DriverStatement``): SQLAlchemy's
-    work around one execution through the session, and the ORM instance built from its row,
-    cost more than the round trip. Returns the row's columns in the table's order, then the
-    event's name."""
+def _event_name(event_id):
+    return select(Post.title).where(Post.id == event_id).scalar_subquery().label("event_name")
+
+
+class _Move:
+    """A ticket's move (in or out) by its code, on the driver (``DriverStatement``: SQLAlchemy's
+    work around one execution through the session, and the ORM instance built from its row, cost
+    more than the round trip), and the scan it leaves for the order's history
+    (``evt_checkin_scans``, a ticket of an order only). ``first`` returns the row's columns in
+    the table's order, then the event's name, or None when nothing moved.
+
+    On PostgreSQL the UPDATE ... RETURNING runs in a WITH whose INSERT records the scan: one
+    statement, one round trip, as the move alone. SQLite cannot write in a WITH: the scan is a
+    second statement there, in the process."""
+
+    def __init__(self, conditions, values, action):
+        moving = update(_ATTENDEES).where(*conditions).values(**values)
+        self.alone = DriverStatement(moving.returning(*_ATTENDEES.c, _event_name(_ATTENDEES.c.event_id)))
+        moved = moving.returning(*_ATTENDEES.c).cte("moved")
+        scan = insert(_SCANS).from_select(
+            ["attendee_id", "order_id", "action", "at", "user_id", "user_name"],
+            select(moved.c.id, moved.c.order_id, literal_column(f"'{action}'"), bindparam("now", type_=UTCDateTime()),
+                   bindparam("user_id", type_=Integer()), bindparam("user_name", type_=String()))
+            .where(moved.c.order_id.is_not(None))).cte("scan")
+        self.with_scan = DriverStatement(select(*moved.c, _event_name(moved.c.event_id)).add_cte(scan))
+        self.scan = DriverStatement(insert(_SCANS).values(
+            attendee_id=bindparam("attendee_id"), order_id=bindparam("order_id"), action=literal_column(f"'{action}'"),
+            at=bindparam("now"), user_id=bindparam("user_id"), user_name=bindparam("user_name")))
+
+    def first(self, session, **values):
+        user = acting_user(session)
+        values["user_id"] = user.id if user is not None else None
+        values["user_name"] = (user.display_name or user.login)[:250] if user is not None else None
+        if session.bind.dialect.name == "postgresql":
+            return self.with_scan.first(session, **values)
+        moved = self.alone.first(session, **values)
+        if moved is not None and moved[_ORDER_ID] is not None:
+            self.scan.rowcount(session, attendee_id=moved[0], order_id=moved[_ORDER_ID], now=values["now"],
+                               user_id=values["user_id"], user_name=values["user_name"])
+        return moved
+
+
+_ORDER_ID = list(_ATTENDEES.c.keys()).index("order_id")
+_EVENT_NAME = _event_name(_ATTENDEES.c.event_id)
+
+
+def _move_in(by_event):
     # The statuses written in the SQL: an IN of bound values is expanded on every execution.
     statuses = [literal_column(f"'{status}'") for status in CHECK_IN_FROM]
     conditions = [_ATTENDEES.c.ticket_code == bindparam("code"), _ATTENDEES.c.status.in_(statuses)]
     if by_event:
         conditions.append(_ATTENDEES.c.event_id == bindparam("for_event"))
-    return DriverStatement(update(_ATTENDEES).where(*conditions).values(
-        status="checked_in", checked_in_at=bindparam("now"), checked_out_at=None, modified_at=bindparam("now")
-    ).returning(*_ATTENDEES.c, _EVENT_NAME))
+    return _Move(conditions, {"status": "checked_in", "checked_in_at": bindparam("now"), "checked_out_at": None,
+                              "modified_at": bindparam("now")}, "checked_in")
 
 
-_MOVE_IN = {False: _move_in_statement(False), True: _move_in_statement(True)}
+_MOVE_IN = {False: _move_in(False), True: _move_in(True)}
 # Each returns the attendee's columns in the table's order, then its event's name.
 _FIND = DriverStatement(select(*_ATTENDEES.c, _EVENT_NAME).where(_ATTENDEES.c.ticket_code == bindparam("code")))
 # The same read holding the ticket's row until the transaction ends: a scan whose move found the
@@ -78,10 +119,9 @@ _FIND = DriverStatement(select(*_ATTENDEES.c, _EVENT_NAME).where(_ATTENDEES.c.ti
 _FIND_LOCKED = DriverStatement(select(*_ATTENDEES.c, _EVENT_NAME)
                                .where(_ATTENDEES.c.ticket_code == bindparam("code"))
                                .with_for_update(of=_ATTENDEES))
-_MOVE_OUT = DriverStatement(update(_ATTENDEES).where(
-    _ATTENDEES.c.ticket_code == bindparam("code"), _ATTENDEES.c.status == literal_column("'checked_in'")
-).values(status="checked_out", checked_out_at=bindparam("now"), modified_at=bindparam("now"))
-    .returning(*_ATTENDEES.c, _EVENT_NAME))
+_MOVE_OUT = _Move([_ATTENDEES.c.ticket_code == bindparam("code"), _ATTENDEES.c.status == literal_column("'checked_in'")],
+                  {"status": "checked_out", "checked_out_at": bindparam("now"), "modified_at": bindparam("now")},
+                  "checked_out")
 
 
 def check_in(session, ticket_code, event_id=None):

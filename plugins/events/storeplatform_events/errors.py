@@ -25,3 +25,8 @@ NOT_CHECKED_IN = ErrorCode(400, "evt_rest_not_checked_in", "This attendee is not
 CHECKIN_FAILED = ErrorCode(500, "evt_rest_checkin_failed", "The check-in failed; the ticket is unchanged.")
 
 WEBHOOK_INVALID_ID = ErrorCode(404, "evt_rest_webhook_invalid_id", "Invalid webhook ID.")
+
+# The tickets message sent again (ticket_mail.py, #41; routes the contract does not define).
+ORDER_INVALID_ID = ErrorCode(404, "evt_rest_order_invalid_id", "Invalid order ID.")
+NO_ACTIVE_TICKETS = ErrorCode(409, "evt_rest_no_active_tickets", "This order has no ticket that is not cancelled.")
+NO_TICKET_ADDRESS = ErrorCode(409, "evt_rest_no_ticket_address", "This order has no billing e-mail address.")

@@ -190,3 +190,20 @@ class AttendeeRecord(namedtuple("AttendeeRecord", [column.name for column in Att
     def as_dict(self):
         """The plain values hooks receive as ``attendee``; the plugin's bookkeeping left out."""
         return {name: value for name, value in zip(self._fields, self) if name not in INTERNAL_COLUMNS}
+
+
+class CheckinScan(Base):
+    """A ticket of an order checked in or out, recorded by the very statement that moved it (on
+    PostgreSQL in the same round trip: ``checkin.py``) and written into the order's history by a
+    periodic task, then deleted (``checkin_history.py``): every scan reaches the history, with who
+    and when, and the door pays no note, no order lookup and no lock of the order's notes."""
+
+    __tablename__ = "evt_checkin_scans"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    attendee_id: Mapped[int] = mapped_column(Integer, nullable=False)
+    order_id: Mapped[int] = mapped_column(Integer, nullable=False)
+    action: Mapped[str] = mapped_column(String(20), nullable=False)  # checked_in or checked_out
+    at = mapped_column(UTCDateTime, nullable=False)
+    user_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    user_name: Mapped[str | None] = mapped_column(String(250), nullable=True)  # None: nobody (the CLI, a task)

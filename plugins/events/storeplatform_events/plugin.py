@@ -32,6 +32,9 @@ def storeplatform_site_options():
         OptionSpec("events.permalink_base", "url", "", "general", "Event pages",
                    description="URL where a headless front end shows events (the slug is appended); "
                                "empty: the platform's own page /events/<slug>/."),
+        OptionSpec("events.ticket_mail_enabled", "bool", True, "general", "Tickets by e-mail",
+                   description="On: when an order's tickets are issued, its billing address gets one message "
+                               "with every ticket (QR codes, a PDF per ticket). Resending by hand works either way."),
     ]
 
 
@@ -59,6 +62,12 @@ def storeplatform_includeme(config):
     config.add_admin_static("events", "storeplatform_events:admin_static")
     config.add_admin_views(admin, admin_desk, admin_events, admin_event_form, admin_ticket_types, admin_places,
                            admin_attendees)
+    # The tickets message (#41): composed by the worker from the plugin's own templates.
+    from . import admin_order_tickets, ticket_mail
+
+    config.add_mail_templates("storeplatform_events:mail_templates")
+    config.add_mail_composer(ticket_mail.KIND, ticket_mail.compose)
+    config.add_admin_views(admin_order_tickets)
 
 
 @hookimpl
@@ -78,9 +87,13 @@ def storeplatform_tasks():
 
 @hookimpl
 def storeplatform_periodic_tasks():
+    from storeplatform.api import Periodic, crontab
+
+    from .checkin_history import NOTE_TASK, note_checkin_scans
     from .webhooks import declared_periodic_tasks
 
-    return declared_periodic_tasks()
+    # Every minute, and when a worker starts: the door's scans reach the orders' histories.
+    return [*declared_periodic_tasks(), Periodic(NOTE_TASK, crontab(minute="*"), note_checkin_scans, at_start=True)]
 
 
 @hookimpl
@@ -138,6 +151,13 @@ def storeplatform_admin_dashboard_panels(request):
     from .admin_dashboard import dashboard_panels
 
     return dashboard_panels(request)
+
+
+@hookimpl
+def storeplatform_admin_order_sections(request, order):
+    from .admin_order_tickets import order_sections
+
+    return order_sections(request, order)
 
 
 @hookimpl

@@ -124,4 +124,8 @@ def issue_tickets(session, order):
     metrics.TICKETS_ISSUED.inc(len(created))
     for attendee in created:
         actions.attendee_created(session, attendee)
+    from .ticket_mail import on_tickets_issued
+
+    # The tickets message (#41): recorded here, composed by a worker once this commits.
+    on_tickets_issued(session, order, created)
     return created

@@ -40,7 +40,25 @@ def option_specs():
                                "the ini setting invoicing.font_dirs names.", choices=font_choices),
         OptionSpec("invoicing.download_rate_limit", "int", 30, SECTION, "Storefront downloads per minute and address",
                    min=1, max=100000),
+        *attach_specs(),
     ]
+
+
+ATTACH_NOUNS = {"invoice": "invoice", "receipt": "receipt", "credit-note": "credit note",
+                "packing-slip": "packing slip"}
+
+
+def attach_specs():
+    """One option per document type: the host's order messages it goes with ("received": the
+    order is paid; "completed": it is completed), as WooCommerce PDF Invoices' "Attach to"."""
+    from .mail_attachments import ATTACH_OPTIONS, DEFAULT_ATTACH, MESSAGES
+
+    return [OptionSpec(key, "multichoice", DEFAULT_ATTACH.get(document_type, ()), SECTION,
+                       f"Attach the {ATTACH_NOUNS[document_type]} to the order e-mails",
+                       description=f"The buyer's e-mails that carry the order's {ATTACH_NOUNS[document_type]} "
+                                   "(its PDF), when the order has one: received (sent when the order is paid) "
+                                   "and completed.", choices=tuple(MESSAGES))
+            for document_type, key in ATTACH_OPTIONS.items()]
 
 
 def auto_statuses(session):

@@ -41,6 +41,13 @@ def storeplatform_order_status_changed(order, old_status, new_status):
 
 
 @hookimpl
+def storeplatform_mail_attachments(session, kind, context):
+    from .mail_attachments import order_attachments
+
+    return order_attachments(session, kind, context)
+
+
+@hookimpl
 def storeplatform_tasks():
     from .jobs import TASK, regenerate_order_task
     from .documents import RENDER_TASK, render_document_task

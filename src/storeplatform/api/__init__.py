@@ -22,7 +22,9 @@ Besides these names, a plugin gets, inside a web request:
 
 and, in ``storeplatform_includeme(config)``, the config directives
 ``config.add_rest_namespace(name, ...)``, ``config.add_rest_services(module_or_service, ...)``
-and ``config.add_error_translation(DomainError, to_rest_error)``; for admin pages
+and ``config.add_error_translation(DomainError, to_rest_error)``; ``config.add_mail_templates(spec)``
+for mail template pairs (``render_mail``) and ``config.add_mail_composer(kind, composer)`` for
+the messages a worker composes (``queue_mail``); for admin pages
 ``config.add_admin_views(module, ...)``, ``config.add_admin_templates(spec)`` and
 ``config.add_admin_static(name, spec)``; for metrics read when they are scraped
 ``config.add_scrape_gauge(name, documentation, read, labels=())``.
@@ -33,6 +35,9 @@ from ..components.admin.forms import form_values, refuse_form
 from ..components.admin.guard import admin_redirect, admin_url
 from ..components.admin.listing import csv_response, export_filename, list_query, page_of, query_values
 from ..components.admin.pages import AdminPage, admin_view
+from ..components.mail.messages import Attachment, InlineImage, MailError
+from ..components.mail.outbox import queue_mail, send_mail
+from ..components.mail.templating import render_mail
 from ..core.audit import audit
 from ..core.auth import Identity, require, user_can
 from ..core.cache import cached
@@ -56,7 +61,7 @@ from ..components.shop.content import POST_STATUSES, delete_post, local_datetime
 from ..components.shop.models import Order, OrderItem, Post, PostTerm, Product, Term, User
 from ..components.shop.money import CURRENCY_SYMBOLS, currency_format, format_money, round_money
 from ..core.options import OptionError, OptionSpec, set_option, site_options, site_timezone
-from ..components.shop.order_notes import add_order_note
+from ..components.shop.order_notes import acting_user, add_order_note
 from ..components.shop.orders import PAID_STATUSES, STATUSES as ORDER_STATUSES, create_order
 from ..components.shop.products import create_product, current_price, delete_product, update_product
 from ..components.shop.schemas import validate_product
@@ -88,13 +93,16 @@ __all__ = [
     "POST_STATUSES", "slugify", "unique_slug", "trash_post", "delete_post", "set_post_terms", "local_datetime",
     "ORDER_STATUSES", "PAID_STATUSES", "create_order", "current_price",
     # an order's history: add_order_note(session, order_or_id, note, customer_note=False, added_by_user=False)
-    "add_order_note",
+    "add_order_note", "acting_user",
     "validate_product", "create_product", "update_product", "delete_product",
     # settings: raise SettingsError("key must be ..., not 'x'") for a bad ini value (start-up stops with that line)
     "SettingsError",
     # options and money
     "OptionSpec", "OptionError", "site_options", "set_option", "site_timezone",
     "CURRENCY_SYMBOLS", "currency_format", "format_money", "round_money",
+    # mail: send_mail(session, to=, subject=, text=, html=None, ...) -> id, recorded in the session's transaction
+    # queue_mail(session, kind, context) -> id: composed by a worker with config.add_mail_composer(kind, f)
+    "send_mail", "queue_mail", "render_mail", "Attachment", "InlineImage", "MailError",
     # tasks
     "Periodic", "crontab", "enqueue_after_commit", "enqueue_now",
     # command line

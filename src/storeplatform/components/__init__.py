@@ -6,7 +6,10 @@ plugin is, each registered in the site's plugin manager and included by the app 
   through the shop's domain modules, the one read path of each entity);
 - ``observability``: metrics (Prometheus) and traces (OpenTelemetry);
 - ``audit``: the audit log of administrative changes, which every layer reports through the
-  kernel's ``storeplatform_audit_event``; builds on ``admin`` (its page).
+  kernel's ``storeplatform_audit_event``; builds on ``admin`` (its page);
+- ``mail``: messages recorded in the change's transaction and sent by the queue (SMTP, or
+  ``.eml`` files when no server is set); builds on ``admin`` (the Mail log) and ``shop`` (the
+  order messages read the order).
 
 A component imports the kernel, its own modules, and no other component but those it builds on
 (``BUILDS_ON``); tests/host/test_structure.py holds the rule.
@@ -18,6 +21,7 @@ BUILDS_ON = {
     "admin": ("shop",),
     "observability": (),
     "audit": ("admin",),
+    "mail": ("admin", "shop"),
 }
 
 # The components' modules that implement hooks, registered in every site's plugin manager before
@@ -29,4 +33,8 @@ PLUGINS = (
     "storeplatform.components.admin.dashboard",
     "storeplatform.components.audit.hooks",
     "storeplatform.components.audit.cli",
+    "storeplatform.components.mail.hooks",
+    "storeplatform.components.mail.account_messages",
+    "storeplatform.components.mail.order_messages",
+    "storeplatform.components.mail.cli",
 )

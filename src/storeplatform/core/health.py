@@ -1,8 +1,12 @@
 """Health checks for load balancers and orchestrators, outside ``{rest_root}``, public:
 ``GET /healthz`` (the process answers; nothing else is touched) and ``GET /readyz`` (the
 database answers, its schema is at the migration heads of the host and every enabled plugin,
-the task queue answers; 503 naming the failing part otherwise)."""
+the task queue answers; 503 naming the failing part otherwise). ``GET /readyz?counts=1`` also
+compares the kept list counts with their rows (``counts``: a warning, never a 503; compared at
+most once a minute per process, whoever asks)."""
 import logging
+import threading
+import time
 
 from alembic.script import ScriptDirectory
 from alembic.script.revision import RevisionError
@@ -10,6 +14,7 @@ from alembic.util import CommandError
 from pyramid.response import Response
 from sqlalchemy import text
 
+from .db.count_repair import count_differences, differ_line
 from .db.counts import counts_to_change
 from .db.generation_triggers import triggers_to_change
 
@@ -83,7 +88,45 @@ def migrations_check(registry, connection, ini="INI"):
 def readyz(request):
     checks = readiness(request.registry)
     ready = all(value == "ok" for value in checks.values())
-    return _json(200 if ready else 503, {"status": "ok" if ready else "unavailable", "checks": checks})
+    body = {"status": "ok" if ready else "unavailable", "checks": checks}
+    if request.GET.get("counts") in ("1", "true"):
+        # A warning: wrong totals of lists are no reason to take the site out of service.
+        checks["counts"] = kept_counts_check(request.registry) if checks["migrations"] == "ok" else "unknown"
+        if checks["counts"] != "ok":
+            body["warnings"] = ["counts"]
+    return _json(200 if ready else 503, body)
+
+
+COUNTS_EVERY = 60.0  # seconds: how long /readyz?counts=1 answers with the last comparison
+_COUNTS_LOCK = threading.Lock()
+
+
+def counts_check(connection, ini="INI"):
+    """``"ok"`` when every kept list count is the number of its rows, else how many differ, of
+    which tables, and the command that repairs them (a count of every counted table: on
+    start-up or on demand, never per request)."""
+    differences = count_differences(connection)
+    if not differences:
+        return "ok"
+    return f"{differ_line(differences)}: run storeplatform -c {ini} counts repair"
+
+
+def kept_counts_check(registry):
+    """``counts_check`` for /readyz?counts=1: done again at most every ``COUNTS_EVERY`` seconds
+    per process (the probe is public: nobody makes the site count its tables at will), one
+    comparison at a time."""
+    with _COUNTS_LOCK:
+        done = registry.get("health.counts")
+        if done is not None and time.monotonic() - done[0] < COUNTS_EVERY:
+            return done[1]
+        try:
+            with registry["db.engine"].connect() as connection:
+                value = counts_check(connection)
+        except Exception as exc:  # the probe's answer is the report
+            log.warning("readiness: counts: %r", exc)
+            value = f"unreachable: {exc.__class__.__name__}"
+        registry["health.counts"] = (time.monotonic(), value)
+        return value
 
 
 def startup_problem(registry):

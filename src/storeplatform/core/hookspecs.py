@@ -122,11 +122,39 @@ def storeplatform_user_deleted(user, reassign):
 
 
 @hookspec
+def storeplatform_account_link(session, user, purpose, url, expires_at):
+    """Action: a link that sets ``user``'s password was made and must reach them: ``purpose``
+    ``lost_password`` (they asked for it) or ``welcome`` (the admin or REST made their account
+    without a password). ``url`` holds the link's single-use key (the host keeps only its hash);
+    ``expires_at`` an aware UTC time. Inside the transaction that makes the link: the mail
+    component records the message there (nothing is sent if it aborts).
+    """
+
+
+@hookspec
 def storeplatform_audit_event(session, event):
     """Action: an administrative change was reported (``storeplatform.api.audit``), inside the
     transaction that makes it (``session``'s). ``event`` is a ``storeplatform.core.audit.AuditEvent``
     (kind, action, subject, details, actor_id, actor_login, address, at). The audit component
     writes it to the audit log in that transaction: a change rolled back leaves no entry.
+    """
+
+
+@hookspec
+def storeplatform_mail_attachments(session, kind, context):
+    """Collect. Files to attach to a message about to be recorded (``storeplatform.api.send_mail``):
+    return a list of ``storeplatform.api.Attachment``, or nothing. ``kind``: the message's kind
+    (``order_completed``...); ``context``: the mapping its sender passed (``{"order_id": 5}``).
+    Runs in the sender's transaction, before the message is built.
+    """
+
+
+@hookspec
+def storeplatform_mail_message(message, session, kind, context):
+    """Filter. The built message (an ``email.message.EmailMessage``) before it is recorded: change
+    it in place or return a new one (None keeps it). Its headers are checked again afterwards (a
+    line break refused) and its size against ``mail.max_size``; the envelope is read from its
+    To and Cc (and the sender's Bcc).
     """
 
 

@@ -1,5 +1,6 @@
 """Files of the site that only its own user may read: the SQLite database and queue hold order
-keys, webhook secrets and customers' addresses, as ``secret.key`` holds the site secret."""
+keys, webhook secrets and customers' addresses, as ``secret.key`` holds the site secret; and the
+folders the site makes for them (``var/``), owner-only too."""
 import logging
 import os
 import stat
@@ -32,3 +33,23 @@ def keep_private(path):
             continue
         except OSError as exc:
             log.warning("%s is readable by other users and cannot be made private: %s", name, exc)
+
+
+def make_private_dirs(path):
+    """Make the folder ``path`` and its missing parents owner-only (0700), whatever the umask;
+    folders that exist already are left as their owner set them (``var/`` may be a mount point
+    or shared on purpose)."""
+    path = os.path.abspath(path)
+    missing = []
+    while not os.path.isdir(path):
+        missing.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            continue
+        os.chmod(folder, 0o700)  # the umask may have taken bits away, never added: set exactly

@@ -10,6 +10,7 @@ from pyramid.settings import aslist
 
 from .client import parse_trusted_proxies
 from .db.pool import pool_settings
+from .private_files import make_private_dirs
 from .values import is_digits
 
 ENV_OVERRIDES = {
@@ -154,7 +155,7 @@ def _development_secret(settings):
     url = settings["sqlalchemy.url"]
     if url.startswith("sqlite:///") and not url.endswith(":memory:"):
         path = Path(url[len("sqlite:///"):]).parent / "secret.key"
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(path.parent)
         if not path.exists():
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as fh:
@@ -167,4 +168,4 @@ def _make_sqlite_dirs(settings):
     for key in ("sqlalchemy.url", "huey.url"):
         url = settings[key]
         if url.startswith("sqlite:///") and ":memory:" not in url:
-            Path(url[len("sqlite:///"):].split("?")[0]).parent.mkdir(parents=True, exist_ok=True)
+            make_private_dirs(Path(url[len("sqlite:///"):].split("?")[0]).parent)

@@ -112,4 +112,26 @@ def ready_summary(registry, url, ini, effective=None):
         off = switched_off(site_options(session))
     for key in off:
         lines.append(f"  off:       the {key.split('.')[0]} REST API; turn it on with {command} option set {key} true")
+    warning = counts_warning(registry, command)
+    if warning:
+        lines.append(f"  counts:    {warning}")
     return lines
+
+
+def counts_warning(registry, command="storeplatform -c INI"):
+    """What is wrong with the kept list counts, naming the command that repairs them, or None
+    when every one is the number of its rows (rows written with the triggers off: a restore, a
+    bulk load; ``core.db.count_repair``). Counts every counted table: said at start-up, never
+    per request. A comparison that fails says nothing here (readiness says what is down)."""
+    from .db.count_repair import count_differences, differ_line
+
+    try:
+        with registry["db.engine"].connect() as connection:
+            differences = count_differences(connection)
+    except Exception as exc:  # noqa: BLE001 - start-up goes on
+        log.warning("the kept counts were not compared with their rows: %r", exc)
+        return None
+    if not differences:
+        return None
+    return (f"{differ_line(differences)} (list totals are wrong): "
+            f"repair them with {command} counts repair")

@@ -12,7 +12,7 @@ from storeplatform.api import Service
 
 from ..checkin import TicketError
 from ..serialize import NAMESPACE
-from ..views import api_guard, tickets
+from ..views import api_guard, order_tickets, tickets
 from ..views import attendees as standard_attendees
 from ..views import checkin as standard_checkin
 from ..webhooks import views as webhook_views
@@ -27,7 +27,7 @@ def services():
     for source in (events, places, speakers, attendees,
                    standard_attendees.attendee, standard_attendees.attendee_by_code, checkin,
                    standard_checkin.validate_route, standard_checkin.stats_route, standard_checkin.recent_route,
-                   calendar, tickets, webhook_views):
+                   calendar, tickets, order_tickets, webhook_views):
         found += [source] if isinstance(source, Service) else \
             [value for value in vars(source).values() if isinstance(value, Service)]
     return found

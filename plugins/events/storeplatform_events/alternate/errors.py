@@ -16,7 +16,7 @@ GENERIC = {
     **{entry.code: NOT_FOUND for entry in (
         standard.EVENT_INVALID_ID, standard.VENUE_INVALID_ID, standard.ORGANIZER_INVALID_ID,
         standard.ATTENDEE_INVALID_ID, standard.ATTENDEE_INVALID_CODE, standard.INVALID_TICKET,
-        standard.WEBHOOK_INVALID_ID)},
+        standard.WEBHOOK_INVALID_ID, standard.ORDER_INVALID_ID)},
     standard.CANNOT_DELETE.code: CANNOT_DELETE,
     standard.REST_FORBIDDEN.code: REST_FORBIDDEN,
 }

@@ -26,9 +26,10 @@ def includeme(config):
     config.add_directive("add_admin_static", add_admin_static)
     config.add_static_view(f"{STATIC}/admin", "storeplatform.components.admin:static", cache_max_age=3600,
                            permission=NO_PERMISSION_REQUIRED)
-    from . import bulk, customers, login, order_new, orders, products, settings, users
+    from . import bulk, customers, login, order_new, orders, password_pages, products, settings, users
 
     login.includeme(config)
+    password_pages.includeme(config)
     add_admin_views(config, settings, users, orders, order_new, products, customers, bulk)
     add_admin_error_views(config)
 

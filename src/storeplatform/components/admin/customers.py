@@ -13,10 +13,11 @@ from storeplatform.components.shop.customers import (COLUMNS, KINDS, ROLE, buyer
                                                       customer_conditions, customers_select, guest_conditions,
                                                       guests_select, order_figures)
 from storeplatform.components.shop.models import User
+from storeplatform.components.shop.orders import GUEST_EMAIL
 from storeplatform.core.db.counts import count_rows
 from storeplatform.core.options import site_options, site_timezone
 from storeplatform.core.rest.pagination import page_rows
-from .listing import Pager, csv_response, export_filename, list_query
+from .listing import Pager, csv_response, export_filename, keyed_rows, list_query, page_key
 from .pages import AdminPage, admin_view
 
 CUSTOMERS = AdminPage("customers", "Customers", "/customers", "manage_shop", order=22, section="Shop")
@@ -36,49 +37,87 @@ def customers_query(request):
 def list_customers(request):
     query = customers_query(request)
     kind, search = query.extra["kind"], query.search
+    after, before = page_key(request)
     db = request.db
     # The accounts' total is the count the database keeps (counted when searched). The guests'
     # is counted only when searched (their matching orders: the trigram index); unsearched, it
-    # would read every guest order, so it is not counted: the page reads one guest more than it
-    # shows to know whether a next page exists.
+    # would read every guest order, so it is not counted, and their pages are keyed (below).
     account_keys = customers_select(customer_conditions(search), User.id)
     accounts = 0 if kind == "guests" else count_rows(db, User, role=ROLE) if not search else \
         db.execute(select(func.count()).select_from(account_keys.order_by(None).subquery())).scalar_one()
     guests = 0 if kind == "accounts" else count_guests(db, guest_conditions(search)) if search else None
-    total = None if guests is None else accounts + guests
-    pages = None if total is None else max(1, -(-total // query.per_page))
-    page = query.page if pages is None else min(query.page, pages)
-    offset = (page - 1) * query.per_page
-    rows = []
-    if offset < accounts:  # the page's accounts: a walk of their ids, then their figures
-        found = page_rows(request, customers_select((), *COLUMNS), account_keys, offset, query.per_page, accounts)
+
+    def account_rows(offset, limit, total):  # a walk of the accounts' ids, then their figures
+        found = page_rows(request, customers_select((), *COLUMNS), account_keys, offset, limit, total)
         figures = order_figures(db, [r.id for r in found])
+        rows = []
         for r in found:
             orders, spent, first, last = figures.get(r.id, (0, None, None, None))
             rows.append({**r._asdict(), "guest": False, "orders": orders, "spent": spent, "first_order": first,
                          "last_order": last})
-    left, guest_offset = query.per_page - len(rows), max(0, offset - accounts)
-    more = offset + query.per_page < accounts
+        return rows
+
+    def url(number, **key):
+        return request.path_url + "?" + urlencode(query.params(page=number, **key))
+
     stmt = guests_select(guest_conditions(search))
-    if guests is None and not more:  # then the guests, with their figures, in one statement (one more)
-        found = db.execute(stmt.limit(left + 1).offset(guest_offset)).all()
-        more, found = len(found) > left, found[:left]
-    elif left and guest_offset < (guests or 0):  # counted: read as every list, from the nearer end
-        found = page_rows(request, stmt, None, guest_offset, left, guests)
-    else:
-        found = []
-    rows += [{"guest": True, "email": r.email, "display_name": r.name, "orders": r.orders, "spent": r.spent,
-              "first_order": r.first_order, "last_order": r.last_order} for r in found]
-    if pages is None:
-        pages = page + 1 if more else page
-
-    def url(number):
-        return request.path_url + "?" + urlencode(query.params(page=number))
-
-    p = Pager(rows=rows, total=total, page=page, pages=pages, per_page=query.per_page,
-              prev_url=url(page - 1) if page > 1 else None, next_url=url(page + 1) if page < pages else None)
-    return {"title": "Customers", "p": p, "query": query, "rows": rows, "kinds": KINDS, "accounts": accounts,
+    if guests is None:
+        p = uncounted_page(request, query, stmt, accounts, after, before, account_rows, url)
+    else:  # counted: numbered pages, the accounts then the guests, each read from the nearer end
+        total = accounts + guests
+        pages = max(1, -(-total // query.per_page))
+        page = min(query.page, pages)
+        offset = (page - 1) * query.per_page
+        rows = account_rows(offset, query.per_page, accounts) if offset < accounts else []
+        left, guest_offset = query.per_page - len(rows), max(0, offset - accounts)
+        found = page_rows(request, stmt, None, guest_offset, left, guests) if left and guest_offset < guests else []
+        p = Pager(rows=rows + guest_rows(found), total=total, page=page, pages=pages, per_page=query.per_page,
+                  prev_url=url(page - 1) if page > 1 else None, next_url=url(page + 1) if page < pages else None)
+    return {"title": "Customers", "p": p, "query": query, "rows": p.rows, "kinds": KINDS, "accounts": accounts,
             "tz": site_timezone(db)}
+
+
+def guest_rows(found):
+    return [{"guest": True, "email": r.email, "display_name": r.name, "orders": r.orders, "spent": r.spent,
+             "first_order": r.first_order, "last_order": r.last_order} for r in found]
+
+
+def uncounted_page(request, query, stmt, accounts, after, before, account_rows, url):
+    """A page of the list whose guests are not counted (unsearched): numbered while it holds
+    accounts, up to the page where the guests start (the accounts' last, filled with the first
+    guests: ``start``); the guests' pages after it keyed by e-mail address (``page_key``: Next
+    carries the last address shown, Previous the first; ``page`` is then only the number shown).
+    A page reads its own guests only, one more to know whether a next page exists: a walk of
+    ix_orders_guest_email from the key (``keyed_rows``), never the guests before it. A page
+    number past ``start`` without a key is ``start`` (pages are not counted); a key past the last
+    guest is the guests' last page, one before the first their first page (``start``)."""
+    db, per_page = request.db, query.per_page
+    start = accounts // per_page + 1
+    found = None
+    if after is not None:
+        found, more = keyed_rows(db, stmt, GUEST_EMAIL, per_page, after=after)
+        if not found:  # past the last guest: the last page, read from the end
+            found, back = keyed_rows(db, stmt, GUEST_EMAIL, per_page, from_end=True)
+            found = found if back else None
+    elif before is not None:
+        found, back = keyed_rows(db, stmt, GUEST_EMAIL, per_page, before=before)
+        found = found if back else None  # no more before them: the guests' first page
+        more = bool(found) and keyed_rows(db, stmt, GUEST_EMAIL, 0, after=found[-1].email)[1]
+    if found:
+        page = max(query.page, start + 1)
+        return Pager(rows=guest_rows(found), total=None, page=page, pages=page + 1 if more else page,
+                     per_page=per_page, prev_url=url(page - 1, before=found[0].email),
+                     next_url=url(page + 1, after=found[-1].email) if more else None)
+    page = min(query.page, start)
+    offset = (page - 1) * per_page
+    rows = account_rows(offset, per_page, accounts) if offset < accounts else []
+    if offset + per_page < accounts:
+        found, more = [], True
+    else:  # the guests start on this page (or the next, when the accounts end with it)
+        found, more = keyed_rows(db, stmt, GUEST_EMAIL, per_page - len(rows))
+    next_url = (url(page + 1, after=found[-1].email) if found else url(page + 1)) if more else None
+    return Pager(rows=rows + guest_rows(found), total=None, page=page, pages=page + 1 if more else page,
+                 per_page=per_page, prev_url=url(page - 1) if page > 1 else None, next_url=next_url)
 
 
 @admin_view(CUSTOMERS, path="/export.csv")

@@ -258,6 +258,47 @@ def page_of(request, query, stmt, *, total=None, keys=None):
                  prev_url=url(page - 1) if page > 1 else None, next_url=url(page + 1) if page < pages else None)
 
 
+# --- keyed pages ----------------------------------------------------------------------------------
+
+# The longest key a keyed page's link may carry (an e-mail address has at most 254 characters).
+MAX_KEY = 320
+
+
+def page_key(request):
+    """``(after, before)``: the key a keyed page's rows follow or precede, from its query's
+    ``after`` or ``before`` (stripped text; None when absent or empty), or the 400 page naming a
+    key too long or both given. A list that is not counted pages this way (``keyed_rows``): its
+    links carry the last (Next) or first (Previous) key shown, not an offset."""
+    values = query_values(request)
+    after, before = (values.get(name, "").strip() or None for name in ("after", "before"))
+    problems = [f"{name} must be at most {MAX_KEY} characters" for name, key in (("after", after), ("before", before))
+                if key is not None and len(key) > MAX_KEY]
+    if after is not None and before is not None:
+        problems.append("give after or before, not both")
+    if problems:
+        raise HTTPBadRequest("This list cannot be shown: " + "; ".join(problems) + ".")
+    return after, before
+
+
+def keyed_rows(db, stmt, key, limit, *, after=None, before=None, from_end=False):
+    """``(rows, more)``: at most ``limit`` rows of ``stmt`` (ordered by ``key`` ascending, a unique
+    key of its rows) whose key is greater than ``after`` (when given), or the ``limit`` rows just
+    before ``before`` (or, ``from_end``, the last ``limit`` rows), read backwards and returned in
+    ``stmt``'s order; ``more``: whether a row lies beyond them in the walk's direction (one row
+    more is read). A page reads only its own rows, however deep it lies (an index in ``key``'s
+    order walked from the key), where an offset reads every row before it."""
+    if before is not None or from_end:
+        backwards = stmt.order_by(None).order_by(key.desc())
+        if before is not None:
+            backwards = backwards.where(key < before)
+        rows = db.execute(backwards.limit(limit + 1)).all()
+        return rows[:limit][::-1], len(rows) > limit
+    if after is not None:
+        stmt = stmt.where(key > after)
+    rows = db.execute(stmt.limit(limit + 1)).all()
+    return rows[:limit], len(rows) > limit
+
+
 # --- CSV ------------------------------------------------------------------------------------------
 
 def csv_cell(value, tz):

@@ -68,7 +68,8 @@ def login_form(request):
 
 def _login_values(request, next_path, login_name="", error=None):
     return layout_values(request, title="Log in", login_token=login_token(request), csrf_field=FIELD,
-                         next=next_path if is_safe_next(next_path) else "", login=login_name, error=error)
+                         next=next_path if is_safe_next(next_path) else "", login=login_name, error=error,
+                         reset=request.GET.get("reset") == "1" and error is None)
 
 
 def login(request):

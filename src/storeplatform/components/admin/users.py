@@ -204,14 +204,15 @@ def create_user(request):
     try:
         user = accounts.create_user(request.db, actor, login=values["login"].strip(), role=values["role"] or None,
                                     email=values["email"].strip(), name=values["name"] or None,
-                                    password=form.get("password") or None)
+                                    password=form.get("password") or None, welcome=True)
     except InvalidParams as exc:
         refuse_form(request)
         return _new_page(request, actor, values, exc.params)
     except RestError as exc:  # a role this actor may not give
         refuse_form(request, status=exc.status)
         return {**_new_page(request, actor, values, {}), "problem": exc.message}
-    return admin_redirect(request, f"/users/{user.id}", notice=f"User {user.login} created.")
+    sent = "" if user.password_hash or not user.email else f" A link to set a password was sent to {user.email}."
+    return admin_redirect(request, f"/users/{user.id}", notice=f"User {user.login} created.{sent}")
 
 
 @admin_view(USERS, path=ONE + "/delete", template="admin/user_delete.jinja2", capability="delete_users")

@@ -18,6 +18,8 @@ import threading
 from prometheus_client import values as prometheus_values
 from prometheus_client.multiprocess import mark_process_dead
 
+from storeplatform.core.private_files import make_private_dirs
+
 from . import instruments
 
 _lock = threading.Lock()
@@ -79,7 +81,7 @@ def owner_only(path):
     """``path`` (the default directory, ``var/metrics`` beside the ini), made if needed and
     owner-only (0700); ValueError with the line to print when it cannot be."""
     try:
-        os.makedirs(path, mode=0o700, exist_ok=True)
+        make_private_dirs(path)  # var/ too when it is new
         if stat.S_IMODE(os.stat(path).st_mode) != 0o700:  # made before, or under another umask
             os.chmod(path, 0o700)
     except OSError as exc:

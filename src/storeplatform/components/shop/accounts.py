@@ -56,6 +56,7 @@ from storeplatform.core.plugins import call_action
 from .errors import (CANNOT_CHANGE_SELF, CANNOT_CREATE_USER, CANNOT_DELETE_USER, CANNOT_EDIT_ROLES, CANNOT_EDIT_USER,
                      LAST_ADMINISTRATOR, USER_DISABLED, USER_INVALID_ID)
 from .account_rules import DEFAULT_ROLE, check, email_problem, login_problem, name_problem, password_problem, role_problem
+from .account_links import WELCOME, issue_link
 from .models import AppPassword, AuthSession, ConsumerKey, Order, Post, User
 
 ADMINISTRATOR = "administrator"
@@ -190,9 +191,11 @@ def reassign_candidates(session, user, limit=500):
 
 # --- changing a user -------------------------------------------------------------------------
 
-def create_user(session, actor, *, login, role=None, email="", name=None, password=None):
+def create_user(session, actor, *, login, role=None, email="", name=None, password=None, welcome=False):
     """A new user (``role`` defaults to customer, ``name`` to the login); returns the ``User``.
-    ``create_users`` is needed, and ``promote_users`` for any role but customer."""
+    ``create_users`` is needed, and ``promote_users`` for any role but customer. ``welcome``: a
+    user made without a password but with an e-mail address gets a link to set one (the admin's
+    form and REST ask for it; the command line does not)."""
     role = DEFAULT_ROLE if role is None else role
     check({"login": login_problem(login), "role": role_problem(session, role), "email": email_problem(email),
             "name": name_problem(name) if name is not None else None,
@@ -209,6 +212,8 @@ def create_user(session, actor, *, login, role=None, email="", name=None, passwo
     session.add(user)
     session.flush()
     audit(session, "users", "created", user.login, {"user_id": user.id, "role": role, "email": email})
+    if welcome and password is None and email:
+        issue_link(session, user, WELCOME)
     return user
 
 

@@ -27,6 +27,13 @@ def storeplatform_site_options():
         OptionSpec("store.decimal_separator", "string", ".", "store", "Decimal separator",
                    description="One character.", min=1, max=1),
         OptionSpec("store.decimals", "int", 2, "store", "Number of decimals", min=0, max=4),
+        # The links that set a password (account_links.py).
+        OptionSpec("auth.password_reset_minutes", "int", 60, "security", "Lost-password link lifetime (minutes)",
+                   description="A link to set a new password, asked for on the login page or over REST, "
+                               "works once and for this long.", min=5, max=1440),
+        OptionSpec("auth.welcome_link_days", "int", 7, "security", "New account link lifetime (days)",
+                   description="A user made without a password gets a link to set one, good for this "
+                               "many days.", min=1, max=30),
     ]
 
 

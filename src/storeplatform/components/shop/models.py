@@ -77,6 +77,22 @@ class AuthSession(Base):
     user = relationship(User, lazy="joined")
 
 
+class PasswordResetKey(Base):
+    """A link's key to set a user's password (a lost password, a new account's first): the mail
+    holds the random key, the table its keyed hash. One per user (a new request replaces it);
+    used once; good until ``expires_at`` and while the user's ``auth_version`` is the one it was
+    issued under (a password or role change, disabling or "end sessions" raise it). No
+    generation: nothing kept reads it."""
+
+    __tablename__ = "password_reset_keys"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    purpose: Mapped[str] = mapped_column(String(20))  # lost_password or welcome
+    auth_version: Mapped[int] = mapped_column(Integer, nullable=False)
+    expires_at = mapped_column(UTCDateTime, nullable=False)
+
+
 class Post(Base):
     """The content base: plugins keep their own fields in tables keyed by post id."""
 

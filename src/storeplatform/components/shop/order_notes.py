@@ -37,13 +37,13 @@ def acting_user(session):
     return identity.user if identity is not None else None
 
 
-def add_order_note(session, order, note, *, customer_note=False, added_by_user=False, user=ACTING):
+def add_order_note(session, order, note, *, customer_note=False, added_by_user=False, user=ACTING, at=None):
     """Add ``note`` to ``order`` (an ``Order`` or an order's id) in the session's transaction
     and return the ``OrderNote``. ``customer_note``: meant for the customer (else private to
     the staff). ``added_by_user``: typed by a person (else written by code as something
     happened). ``user``: who it is from (a ``User`` or a user record; None: "system"); by
-    default whoever the session's web request acts for, "system" outside a request.
-    ``InvalidParams`` (``note``) for an empty note or one longer than ``NOTE_MAX``."""
+    default whoever the session's web request acts for, "system" outside a request. ``at``: when
+    it happened (an aware UTC time), if not now. ``InvalidParams`` (``note``) for an empty note or one longer than ``NOTE_MAX``."""
     problem = note_problem(note)
     if problem:
         raise InvalidParams({"note": problem})
@@ -51,7 +51,7 @@ def add_order_note(session, order, note, *, customer_note=False, added_by_user=F
         user = acting_user(session)
     row = OrderNote(order_id=order if isinstance(order, int) else order.id, note=note.strip(),
                     customer_note=bool(customer_note), added_by_user=bool(added_by_user),
-                    author_id=user.id if user is not None else None, author=author_name(user), created_at=utcnow())
+                    author_id=user.id if user is not None else None, author=author_name(user), created_at=at or utcnow())
     session.add(row)
     session.flush()
     return row

@@ -241,3 +241,15 @@ class AppPasswordBody(colander.MappingSchema):
         StrictString(), validator=account_rule(account_rules.app_password_name_problem, colander.Length(
             min=1, max=account_rules.APP_PASSWORD_NAME_MAX)),
         description="What the password is for (an application, a script).")
+
+
+class LostPasswordBody(colander.MappingSchema):
+    login = colander.SchemaNode(StrictString(), validator=colander.Length(min=1, max=200),
+                                description="The account's login or e-mail address.")
+
+
+class ResetPasswordBody(colander.MappingSchema):
+    key = colander.SchemaNode(StrictString(), validator=colander.Length(min=1, max=200),
+                              description="The key of the link that was sent.")
+    password = _account_text("password", account_rules.password_problem, account_rules.PASSWORD_MAX,
+                             "The new password: ends every cookie session and JWT of the user.")

@@ -9,8 +9,9 @@ connection, its pool and its transaction state; the SQL text and the parameter c
 Each execution runs in a session's transaction, whatever it does: a write is the transaction's
 own (recorded as one through the session is), a read is named to the host's cache.
 """
-from sqlalchemy import Delete
+from sqlalchemy import Delete, Insert, Update
 from sqlalchemy.orm import Session
+from sqlalchemy.sql import visitors
 
 from ..cache import note_tables, refuse, statement_tables
 from .generations import EVERYTHING
@@ -37,6 +38,19 @@ def _cursor(connection):
     return cursor
 
 
+def written_tables(statement):
+    """The names of the tables ``statement`` writes: an INSERT's, UPDATE's or DELETE's own, and
+    those of the ones in its CTEs (``WITH moved AS (UPDATE ...) SELECT ...`` writes as an
+    UPDATE does); ``EVERYTHING`` for a DELETE, whose foreign keys may cascade anywhere."""
+    names = set()
+    for element in visitors.iterate(statement):
+        if isinstance(element, Delete):
+            return frozenset((EVERYTHING,))
+        if isinstance(element, (Insert, Update)):
+            names.add(element.table.name)
+    return frozenset(names)
+
+
 class DriverStatement:
     """A Core statement whose parameters are named with ``bindparam(name)``. An INSERT or UPDATE
     sets every column that has a default or an onupdate computed in Python (a ``ValueError``
@@ -48,6 +62,7 @@ class DriverStatement:
         self._compiled = {}  # dialect name -> (sql, positional names or None, defaults, converters)
         self._processors = {}  # dialect name -> a result processor (or None) per returned column
         self._tables = None  # the tables it reads or writes (EVERYTHING: written as text)
+        self._writes = None  # the tables it writes, its CTEs' too (EVERYTHING: a DELETE's cascades)
 
     def _compile(self, dialect):
         compiled = self._compiled.get(dialect.name)
@@ -83,9 +98,11 @@ class DriverStatement:
         tables = self._tables
         if tables is None:
             tables = self._tables = statement_tables(self.statement)
-        if self.statement.is_dml:
+            self._writes = written_tables(self.statement)
+        if self._writes:
             if session is not None:
-                record_write(session, EVERYTHING if isinstance(self.statement, Delete) else self.statement.table.name)
+                for table in self._writes:
+                    record_write(session, table)
         elif tables is EVERYTHING:
             refuse("a statement written as text")
         else:

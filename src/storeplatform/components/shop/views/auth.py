@@ -5,6 +5,7 @@ from storeplatform.core.auth.throttle import failed_guess, refuse_if_throttled
 from storeplatform.core.errors import INVALID_LOGIN
 from storeplatform.core.rest import Service
 from .. import schemas
+from ..password_resets import ASKED, ask_for_link, reset_password as reset_with_key
 from .users import USER_SHAPE, account_json
 from ..errors import NO_SESSION, SEND_CREDENTIALS
 
@@ -14,6 +15,11 @@ logout = Service("store/v1", "/auth/logout", name="auth-logout", description="En
 nonce = Service("store/v1", "/auth/nonce", name="auth-nonce", description="A fresh nonce for the cookie session.")
 token = Service("store/v1", "/auth/token", name="auth-token",
                 description="A JWT bearer token for a login and password.")
+lost_password = Service("store/v1", "/auth/lost-password", name="auth-lost-password",
+                        description="Sends a link to set a new password to the account's e-mail address (the "
+                                    "same answer whether an account matches or not).")
+reset_password = Service("store/v1", "/auth/reset-password", name="auth-reset-password",
+                         description="Sets a new password with the key of a link that was sent.")
 
 
 @me.get(permission="read", response=USER_SHAPE)
@@ -65,3 +71,18 @@ def _check_password(request, login, password):
     if user is None:
         raise failed_guess(request, login, INVALID_LOGIN())
     return user
+
+
+@lost_password.post(body=schemas.LostPasswordBody())
+def post_lost_password(request):
+    """202 whether an account matches or not: the answer tells nobody who has one."""
+    ask_for_link(request, request.validated["login"])
+    request.response.status = 202
+    return {"message": ASKED}
+
+
+@reset_password.post(body=schemas.ResetPasswordBody())
+def post_reset_password(request):
+    v = request.validated
+    user = reset_with_key(request.db, v["key"], v["password"])
+    return {"password_reset": True, "login": user.login}

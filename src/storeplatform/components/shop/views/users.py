@@ -79,7 +79,7 @@ def list_users(request):
 def create_user(request):
     v = request.validated
     item = accounts.create_user(request.db, Actor.of(request), login=v["login"], role=v["role"], email=v["email"],
-                                name=v.get("name"), password=v.get("password"))
+                                name=v.get("name"), password=v.get("password"), welcome=True)
     request.response.status = 201
     request.response.headers["Location"] = request.rest_url(NAMESPACE, f"/users/{item.id}")
     return account_json(request, item)
