@@ -134,7 +134,9 @@ def test_a_key_keeps_a_few_rows_whatever_the_writes(site):
     with site.engine.connect() as connection:
         rows = connection.execute(text("SELECT count(*) FROM list_counts WHERE name = 'posts:post_type,status' "
                                        "AND k1 = 'note' AND k2 = 'draft'")).scalar()
-    assert rows <= 60
+    # A write folds with a chance of one in 16 (FOLD_ONE_IN): 60 writes in a row without a fold
+    # happen in 2 % of runs, 150 in 1 of 16,000.
+    assert rows <= 150
     with site.session() as session:
         assert count_rows(session, Post, post_type="note", status="draft") == 300
 
