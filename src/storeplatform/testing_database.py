@@ -58,6 +58,10 @@ class TestDatabase:
             "storeplatform.secret": self.secret,
             "storeplatform.allow_http_consumer_keys": "true",
         }
+        # Mail records nothing on the suite's sites (each paid order would compose its messages,
+        # PDFs among them, in the test's thread: a sixth of the suite's time), except on those of
+        # the tests that set any mail.* key: the tests of mail.
+        settings["mail.enabled"] = "true" if any(key.startswith("mail.") for key in overrides) else "false"
         settings.update(overrides)
         return settings
 

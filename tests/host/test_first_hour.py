@@ -320,7 +320,7 @@ def test_the_readme_shows_the_block_the_server_prints(make_site):
     from storeplatform.core.startup import ready_summary
     from storeplatform.components.shop.demo import load_demo
 
-    site = make_site(**{"storeplatform.plugins": "invoicing"})
+    site = make_site(**{"storeplatform.plugins": "invoicing", "mail.enabled": "true"})  # as development.ini
     with site.session() as s:
         load_demo(s)
     printed = ready_summary(site.registry, "http://127.0.0.1:6543", str(ROOT / "development.ini"))

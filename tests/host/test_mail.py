@@ -84,9 +84,17 @@ def test_the_start_up_block_and_the_admin_say_where_mail_goes(make_site, tmp_pat
     lines = ready_summary(site.registry, "http://127.0.0.1:6543", None)
     assert (f"  mail:      not sent: kept as .eml files in {tmp_path / 'mail'} (set mail.url to send through an "
             "SMTP server)") in lines
-    default = make_site()
+    default = make_site(**{"mail.enabled": "true"})
     assert ("  mail:      not sent: kept as .eml files in var/mail/ (set mail.url to send through an SMTP server)"
             in ready_summary(default.registry, "http://127.0.0.1:6543", None))
+    off = make_site(**{"mail.enabled": "false"})
+    assert "  mail:      off: no message is recorded or sent (mail.enabled = false)" in ready_summary(
+        off.registry, "http://127.0.0.1:6543", None)
+    with off.session() as s:
+        assert send_mail(s, to="ann@example.com", subject="Never", text="Off.\n") is None
+        with pytest.raises(MailError):
+            send_mail(s, to="not an address", subject="Never", text="Off.\n")
+    assert count(off) == 0
     admin_login(site, "boss", "administrator")
     page = assert_admin_page(site.app.get("/admin/mail"), 200, "kept as .eml files")
     assert "No message yet" in page.text

@@ -46,7 +46,7 @@ def storeplatform_site_options():
 @hookimpl
 def storeplatform_start_summary(registry, session, url, command):
     policy = policy_of(registry)
-    if policy.transport != "files":
+    if policy.transport != "files" or not policy.enabled:
         return [f"  mail:      {policy.describe()}"]
     # The default folder is named as the ini's var/ is (the commands of the block are relative
     # to the checkout too); another one as it is set.

@@ -59,8 +59,11 @@ def send_mail(session, *, to, subject, text, html=None, kind="message", cc=(), b
     (``storeplatform_mail_attachments``) and change the built message
     (``storeplatform_mail_message``) before it is recorded. MailError (a ValueError) names the
     argument at fault: an address that is not one, a line break in a header, a message over
-    ``mail.max_size``."""
+    ``mail.max_size``. With ``mail.enabled = false`` nothing is recorded: None."""
     kind = check_kind(kind)
+    if not policy_of(session.info["registry"]).enabled:
+        addresses("to", to), addresses("cc", cc), addresses("bcc", bcc)  # bad input is refused all the same
+        return None
     message, bcc_list = build_for_site(session, kind, dict(context or {}), to=to, subject=subject, text=text,
                                        html=html, cc=cc, bcc=bcc, reply_to=reply_to, attachments=attachments,
                                        inline_images=inline_images, headers=headers)
@@ -108,6 +111,8 @@ def queue_mail(session, kind, context):
     kind = check_kind(kind)
     if kind not in session.info["registry"].get(COMPOSERS, {}):
         raise MailError("kind", f"no composer makes messages of kind {kind!r} (config.add_mail_composer)")
+    if not policy_of(session.info["registry"]).enabled:
+        return None
     now = utcnow()
     message_id = session.execute(insert(MailMessage).values(
         created_at=now, kind=kind, status=COMPOSING, sender="", recipients=[], subject="", message_id="", size=0,

@@ -21,6 +21,7 @@ from storeplatform.core.settings import SettingsSection
 
 SCHEMES = {"smtp": ("starttls", 587), "smtps": ("tls", 465), "smtp+insecure": ("none", 25)}
 DEFAULTS = {
+    "mail.enabled": "true",
     "mail.url": "",
     "mail.username": "",
     "mail.password": "",
@@ -40,6 +41,7 @@ MAX_SIZE_LIMIT = 100 * 1024 * 1024  # what a row of the outbox may hold at most,
 @dataclass(frozen=True)
 class MailPolicy:
     """``transport``: ``files`` or ``smtp``; ``security``: ``starttls``, ``tls`` or ``none``;
+    ``enabled``: False records no message at all (a staging copy of a live site, the test suite);
     ``timeout``: seconds of each network step (connect, each reply); ``max_size``: bytes of a
     whole message; ``retry_delays``: seconds before each retry after a temporary failure (their
     number is the number of retries); ``requeue_after``: seconds after which the sweep hands a
@@ -47,6 +49,7 @@ class MailPolicy:
 
     transport: str
     host: str
+    enabled: bool
     port: int
     security: str
     username: str
@@ -62,6 +65,8 @@ class MailPolicy:
 
     def describe(self):
         """Where mail goes, for the start-up summary and the admin (no password)."""
+        if not self.enabled:
+            return "off: no message is recorded or sent (mail.enabled = false)"
         if self.transport == "files":
             return f"kept as .eml files in {self.directory} (no SMTP server set: mail.url)"
         how = {"starttls": "STARTTLS", "tls": "TLS", "none": "no TLS"}[self.security]
@@ -116,8 +121,11 @@ def mail_policy(settings):
         delays = (-1.0,)
     if any(not (0 <= d < math.inf) for d in delays) or len(delays) > 20:
         raise ValueError("mail.retry_delays must be at most 20 numbers of seconds, not negative (or none)")
+    enabled_text = str(settings.get("mail.enabled", "true")).strip().lower()
+    if enabled_text not in ("true", "false"):
+        raise ValueError(f"mail.enabled must be true or false, not {enabled_text!r}")
     return MailPolicy(
-        transport=transport, host=host, port=port, security=security, username=username, password=password,
+        transport=transport, host=host, enabled=enabled_text == "true", port=port, security=security, username=username, password=password,
         cafile=str(settings.get("mail.cafile", "")).strip(), directory=directory, templates=templates,
         timeout=_number(settings, "mail.timeout", float, 0.01, 300),
         max_size=_number(settings, "mail.max_size", int, 1024, MAX_SIZE_LIMIT),
