@@ -59,13 +59,13 @@ def lost_password(request):
     return _values(request, title="Lost password", login="", error=None, asked=True, message=ASKED)
 
 
-def _key(request, source):
+def _key(source):
     key = source.get("key", "")
     return key if isinstance(key, str) and 0 < len(key) <= KEY_MAX else ""
 
 
 def reset_password_form(request):
-    key = _key(request, request.GET)
+    key = _key(request.GET)
     user = user_for_key(request.db, key) if key else None
     if user is None:
         request.response.status = 400
@@ -77,7 +77,7 @@ def set_password(request):
     form = form_values(request)
     if not login_token_is_valid(request, form.get(FIELD, "")):
         raise AdminForbidden(EXPIRED_FORM)
-    key, password, again = _key(request, form), form.get("password", ""), form.get("password_again", "")
+    key, password, again = _key(form), form.get("password", ""), form.get("password_again", "")
     user = user_for_key(request.db, key) if key else None
     if user is None:
         refuse_form(request)
