@@ -5,9 +5,6 @@ only encodes that code, so whoever can ask for it already holds what it shows. R
 login would keep the QR out of the attendee's own e-mail and ticket page. Unknown codes are
 404 (this is not a QR service for any text), and the image is never cached by shared caches.
 """
-import io
-
-import segno
 from pyramid.response import Response
 from sqlalchemy import select
 
@@ -16,16 +13,11 @@ from storeplatform.api import Service
 from .. import queries
 from ..errors import ATTENDEE_INVALID_CODE
 from ..models import Attendee
+from ..ticket_pdf import qr_png
 from ..tickets import typed_code
 
 qr = Service("events/v1", "/tickets/{ticket_code}/qr", name="ticket-qr",
              description="QR code (PNG) of a ticket code; public.")
-
-
-def qr_png(ticket_code):
-    buffer = io.BytesIO()
-    segno.make(ticket_code, error="m", micro=False).save(buffer, kind="png", scale=6, border=4)
-    return buffer.getvalue()
 
 
 @qr.get(response="image/png")
