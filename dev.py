@@ -23,6 +23,9 @@ TEST_PLUGINS = os.path.join(VENV, "test-plugins")
 # The admin's browser tests drive Debian's Chromium (Playwright with the system browser; no
 # browser is downloaded at run time).
 CHROMIUM = "/usr/bin/chromium"
+# The topology test of several machines (tests/served/test_topology.py, on PostgreSQL + Redis)
+# starts Debian's nginx and pgbouncer with the deployment's own files (deploy/).
+TOPOLOGY_TOOLS = {"/usr/sbin/nginx": "nginx", "/usr/sbin/pgbouncer": "pgbouncer"}
 
 
 def run(*cmd, **kwargs):
@@ -59,41 +62,67 @@ def install(test=False):
     if test:
         install_test_plugins(python)
         install_chromium()
+        if _names_a_database_server():
+            install_topology_tools()
     return python
+
+
+def _names_a_database_server():
+    """The run is on PostgreSQL (.ci/run's last pass), where the production topology's tests run."""
+    url = os.environ.get("STOREPLATFORM_DATABASE_URL", "")
+    return url.startswith(("postgresql", "postgres:"))
 
 
 def install_chromium(path=None):
     """Debian's chromium for the browser tests, with apt-get, when it is missing (as root, or
     through sudo)."""
     path = path or CHROMIUM
-    if os.path.exists(path):
+    _apt_install({path: "chromium"}, f"the browser tests need Chromium at {path}",
+                 f"The browser tests need Chromium at {path}: install Debian's chromium package.")
+
+
+def install_topology_tools():
+    """Debian's nginx and pgbouncer for the topology test of several machines, when missing. (On
+    a machine that runs systemd, Debian starts their services on installation: the test starts
+    its own, on loopback addresses, whatever those do.)"""
+    why = "the topology test (tests/served/test_topology.py) needs nginx and pgbouncer"
+    _apt_install(TOPOLOGY_TOOLS, why, "The topology test needs Debian's nginx and pgbouncer packages: install them.")
+
+
+def _apt_install(packages, why, without_apt):
+    """``{path: Debian package}``: the packages whose path is missing, with apt-get (as root, or
+    through sudo); ``without_apt``: the line to exit with where there is no apt-get."""
+    missing = [package for path, package in packages.items() if not os.path.exists(path)]
+    if not missing:
         return
     apt = shutil.which("apt-get")
     if apt is None:
-        sys.exit(f"The browser tests need Chromium at {path}: install Debian's chromium package.")
+        sys.exit(without_apt)
     sudo = [] if not hasattr(os, "geteuid") or os.geteuid() == 0 else [shutil.which("sudo") or "sudo"]
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for step in (["update"], ["install", "-y", "--no-install-recommends", "chromium"]):
+    for step in (["update"], ["install", "-y", "--no-install-recommends", *missing]):
         status = run(*sudo, apt, *step, env=env)
         if status:
-            sys.exit(f"apt-get {step[0]} failed ({status}): the browser tests need Chromium at {path}")
+            sys.exit(f"apt-get {step[0]} failed ({status}): {why}")
 
 
 def install_test_plugins(python):
-    """The test plugins (tests/testplugin) go into TEST_PLUGINS, not into the environment that
-    `serve` uses: the test run puts that folder on its path and on that of the commands it
-    starts (tests/conftest.py), where their entry points are found through their dist-info.
-    They are copied, not linked, so any change of theirs installs them again."""
-    source = os.path.join(ROOT, "tests", "testplugin")
+    """The test plugins (tests/testplugin, and docs/plugins.md's worked example, the door list
+    of docs/examples/doorlist, installed as written) go into TEST_PLUGINS, not into the
+    environment that `serve` uses: the test run puts that folder on its path and on that of the
+    commands it starts (tests/conftest.py), where their entry points are found through their
+    dist-info. They are copied, not linked, so any change of theirs installs them again."""
+    sources = [path for path in (os.path.join(ROOT, "docs", "examples", "doorlist"),
+                                 os.path.join(ROOT, "tests", "testplugin")) if os.path.isdir(path)]
     # Their sources only: pip's build leaves build/ and *.egg-info beside them.
-    files = sorted(path for path in glob.glob(os.path.join(source, "**", "*"), recursive=True)
+    files = sorted(path for source in sources for path in glob.glob(os.path.join(source, "**", "*"), recursive=True)
                    if os.path.isfile(path) and not _made_by_builds(os.path.relpath(path, source)))
     stamp = os.path.join(VENV, ".installed-test-plugins")
-    fingerprint = _fingerprint(files, [source])
+    fingerprint = _fingerprint(files, sources)
     if _stamped(stamp, fingerprint) and os.path.isdir(TEST_PLUGINS):
         return
     shutil.rmtree(TEST_PLUGINS, ignore_errors=True)
-    _pip(python, "install", "-q", "--no-deps", "--target", TEST_PLUGINS, source)
+    _pip(python, "install", "-q", "--no-deps", "--target", TEST_PLUGINS, *sources)
     with open(stamp, "w") as fh:
         fh.write(fingerprint)
 

@@ -45,7 +45,7 @@ setup(
                  "opentelemetry-exporter-otlp-proto-http==1.45.1",
                  "opentelemetry-instrumentation-pyramid==0.66b1", "opentelemetry-instrumentation-sqlalchemy==0.66b1"],
         "test": ["pytest>=8", "pytest-xdist>=3.5", "webtest>=3.0", "pypdf>=4.0", "schemathesis>=4.0",
-                 "requests-oauthlib>=2.0", "WooCommerce>=3.0", "WSGIProxy2>=0.5",
+                 "requests-oauthlib>=2.0", "WooCommerce>=3.0", "wordpress-api>=1.2.9", "WSGIProxy2>=0.5",
                  "playwright>=1.40", "aiosmtpd>=1.4", "zxing-cpp>=2.2",
                  "pypdfium2>=4.0"],
     },

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from sqlalchemy import event
 
 from . import make_app, make_config
+from . import testing_kept_sites as kept_sites
 from .core.cache import STRICT_SETTING as CACHE_STRICT
 from .core.db.session import site_transaction
 from .core.queue import enqueue_now
@@ -123,13 +124,22 @@ class Site:
     def __init__(self, settings, plugins=(), environ=None, served=True):
         from webtest import TestApp
 
-        self.config = make_config(plugins=plugins, environ=environ or {}, **settings)
+        # A configured app the test before gave back, when it had these settings
+        # (storeplatform.testing_kept_sites: a quarter of the suite's CPU was building them).
+        key = kept_sites.key_of(settings, plugins, environ)
+        self._kept = kept_sites.take(key)
+        if self._kept is None:
+            config = make_config(plugins=plugins, environ=environ or {}, **settings)
+            # A cached answer that read a table no generation counts is an error under the tests.
+            config.registry.settings[CACHE_STRICT] = True
+            wsgi = make_app(config)
+            self._kept = None if key is None else kept_sites.KeptApp(key, config, wsgi)
+        else:
+            config, wsgi = self._kept.config, self._kept.wsgi
+        self.config, self.wsgi = config, wsgi
         self.registry = self.config.registry
         self.settings = self.registry.settings
-        # A cached answer that read a table no generation counts is an error under the tests.
-        self.settings[CACHE_STRICT] = True
         self.hooks = self.registry["plugins"].hook
-        self.wsgi = make_app(self.config)
         self._served = served_by_environment(self.wsgi) if served else None
         if self._served is None:
             self.app = TestApp(self.wsgi, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
@@ -241,6 +251,8 @@ class Site:
             consumer.stop(graceful=True)
         self.registry["db.thread_connections"].close()
         self.engine.dispose()
+        kept_sites.give_back(self._kept)
+        self._kept = None
 
 
 def assert_error(response, status, code, **data):

@@ -2,6 +2,7 @@
 with development.ini's server, and the tests' requests go through its socket."""
 import contextlib
 import os
+import time
 
 
 # ``STOREPLATFORM_TEST_SERVED=waitress``: every test site is served over HTTP by the server
@@ -86,3 +87,44 @@ def served_over_http(wsgi, **section):
             pass
         thread.join(timeout=10)
         server.task_dispatcher.shutdown()
+
+
+def listening(pid):
+    """The (address, port) pairs process ``pid`` listens on over TCP (IPv4): its own sockets, read
+    from /proc (its descriptors' inodes in the table of its network namespace)."""
+    inodes = set()
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if target.startswith("socket:["):
+                    inodes.add(target[8:-1])
+        with open(f"/proc/{pid}/net/tcp") as fh:
+            rows = fh.read().splitlines()[1:]
+    except OSError:  # gone
+        return set()
+    found = set()
+    for row in rows:
+        parts = row.split()
+        if len(parts) > 9 and parts[3] == "0A" and parts[9] in inodes:  # 0A: LISTEN
+            address, port = parts[1].split(":")
+            found.add((".".join(str(b) for b in bytes.fromhex(address)[::-1]), int(port, 16)))
+    return found
+
+
+def bound_port(proc, host="127.0.0.1", timeout=60.0, output=lambda: ""):
+    """The port a server process (``subprocess.Popen`` of ``pserve INI http_port=0``) listens on
+    at ``host``, once it does: the port is one the server bound itself, read back from its own
+    sockets. (A port found free beforehand and let go, as ``testing.free_port()`` does, can be
+    taken by anything on a busy machine before the server binds it: the test then drives
+    another site.) ``output``: the server's output so far, for the error."""
+    began = time.monotonic()
+    while True:
+        if proc.poll() is not None:
+            raise AssertionError(f"the server exited with {proc.returncode} before it listened:\n{output()}")
+        ports = sorted(port for address, port in listening(proc.pid) if address == host)
+        if ports:
+            return ports[0]
+        if time.monotonic() - began > timeout:
+            raise AssertionError(f"the server did not listen on {host} within {timeout:.0f}s:\n{output()}")
+        time.sleep(0.05)

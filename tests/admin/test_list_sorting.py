@@ -183,7 +183,7 @@ def test_a_header_sorts_the_users(make_site):
     assert sort_of(since.request.url) == ("since", "")
     assert header(since, "users", "Since")["aria-sort"] == "descending"  # the newest first
     assert ids(since, "users") == [made["bea"], made["dora"], made["al"], made["carl"]]
-    for query, message in (("orderby=email", "orderby must be one of login, name, since, id, not &#39;email&#39;"),
+    for query, message in (("orderby=role", "orderby must be one of login, email, name, since, id, not &#39;role&#39;"),
                            ("orderby=login&order=sideways", "order must be asc or desc, not &#39;sideways&#39;")):
         assert_page(site.app.get("/admin/users?" + query, status=400), 400, message)
 

@@ -201,7 +201,7 @@ def test_app_passwords_create_list_revoke_and_the_form_before(cli):
     before_name = cli("user", "app-password", "--name", "x", "alice").stdout.strip()
     assert all(len(p.replace(" ", "")) == 24 for p in (old_form, new_form, before_name))
     lines = cli("user", "app-password", "list", "alice").stdout.splitlines()
-    assert lines[0].split() == ["ID", "NAME", "CREATED"]
+    assert lines[0].split() == ["ID", "NAME", "CREATED", "LAST_USED"]  # #43
     assert [line.split()[1] for line in lines[1:]] == ["ci", "phone", "x"]
     assert old_form.replace(" ", "") not in "".join(lines)
     first_id = lines[1].split()[0]

@@ -106,7 +106,8 @@ def test_bad_arguments_give_one_clear_line(cli, args, needle):
 
 def test_duplicate_user_is_refused(cli):
     cli("user", "create", "amy", "--role", "editor")
-    assert "exists already" in one_line_error(cli("user", "create", "amy", "--role", "editor", ok=False))
+    assert "already exists" in one_line_error(cli("user", "create", "amy", "--role", "editor", ok=False))
+    assert "already exists" in one_line_error(cli("user", "create", "AMY", "--role", "editor", ok=False))  # #43
 
 
 def test_missing_ini_and_unknown_plugin(cli, tmp_path):

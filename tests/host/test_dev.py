@@ -131,3 +131,27 @@ def test_the_test_set_up_says_so_when_it_cannot_install_chromium(tmp_path):
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1] == (
         f"The browser tests need Chromium at {tmp_path / 'none'}: install Debian's chromium package.")
+
+
+def test_the_test_set_up_installs_nginx_and_pgbouncer_for_the_postgresql_pass(tmp_path):
+    """The topology test of several machines (tests/served/test_topology.py, on PostgreSQL)
+    starts Debian's nginx and pgbouncer: the run that names PostgreSQL installs the missing ones
+    with apt-get; a run on SQLite does not."""
+    root = scratch_checkout(tmp_path)
+    tools = fake_tools(tmp_path, "apt-get", "sudo")
+    missing = {str(tmp_path / "no-nginx"): "nginx", str(tmp_path / "no-pgbouncer"): "pgbouncer"}
+    code = (f"import dev; dev.CHROMIUM = {str(root / 'dev.py')!r}; dev.TOPOLOGY_TOOLS = {missing!r}; "
+            "dev.install(test=True)")
+    for database, expected in (("postgresql://postgres@127.0.0.1:5432/postgres",
+                                ["update", "install -y --no-install-recommends nginx pgbouncer"]),
+                               ("", [])):
+        env = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}", "STOREPLATFORM_DATABASE_URL": database}
+        done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60,
+                              check=False, env=env)
+        assert done.returncode == 0, done.stderr
+        calls = tools / "calls"
+        lines = calls.read_text().splitlines() if calls.exists() else []
+        calls.unlink(missing_ok=True)
+        apt = [line[line.index("apt-get"):].split(" ", 1)[1] for line in lines
+               if "apt-get" in line and not line.startswith("sudo")]
+        assert apt == expected, lines

@@ -10,7 +10,8 @@ import urllib.request
 from pathlib import Path
 
 from storeplatform.core.logs import JsonFormatter
-from storeplatform.testing import cli_environ, free_port, run_cli
+from storeplatform.testing import cli_environ, run_cli
+from storeplatform.testing_served import bound_port
 
 BIN = Path(sys.executable).parent
 
@@ -122,7 +123,6 @@ def test_an_id_is_taken_only_from_a_trusted_proxy(make_site):
 
 
 def test_json_lines_of_a_production_style_server(tmp_path, database):
-    port = free_port()
     ini = tmp_path / "site.ini"
     production = (Path(__file__).resolve().parents[2] / "config" / "production.ini").read_text()
     logging_part = production[production.index("[loggers]"):]
@@ -135,7 +135,7 @@ storeplatform.secret = {"s" * 32}
 [server:main]
 use = egg:storeplatform#waitress
 host = 127.0.0.1
-port = {port}
+port = 0
 
 {logging_part}""")
     env = cli_environ()
@@ -143,6 +143,7 @@ port = {port}
     server = subprocess.Popen([BIN / "pserve", ini], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True)
     try:
+        port = bound_port(server)  # port 0: the one it bound itself, read back from its socket
         deadline = time.monotonic() + 60
         while True:
             try:

@@ -448,7 +448,8 @@ def test_gunicorn_with_several_workers_shares_a_default_directory_under_var(data
     import sys
     import time
 
-    from storeplatform.testing import cli_environ, free_port, queue_url
+    from storeplatform.testing import cli_environ, queue_url
+    from storeplatform.testing_served import bound_port
 
     text = (ROOT / "development.ini").read_text()
     assert not re.search(r"^storeplatform\.metrics_dir", text, flags=re.M)
@@ -459,8 +460,8 @@ def test_gunicorn_with_several_workers_shares_a_default_directory_under_var(data
     ini.write_text(text)
     env = {**cli_environ(), "STOREPLATFORM_DATABASE_URL": database.url, "STOREPLATFORM_HUEY_URL": queue_url(tmp_path),
            "STOREPLATFORM_SECRET": database.secret}
-    port = free_port()
     log = tmp_path / "server.log"
+    port = None  # the one the server binds (http_port=0), read back from its socket
 
     def get(path):
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
@@ -472,9 +473,10 @@ def test_gunicorn_with_several_workers_shares_a_default_directory_under_var(data
             conn.close()
 
     with open(log, "wb") as out:
-        server = subprocess.Popen([str(Path(sys.executable).with_name("pserve")), str(ini), f"http_port={port}"],
+        server = subprocess.Popen([str(Path(sys.executable).with_name("pserve")), str(ini), "http_port=0"],
                                   env=env, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
+        port = bound_port(server, output=log.read_text)
         deadline = time.monotonic() + 90
         while True:
             assert server.poll() is None, log.read_text()

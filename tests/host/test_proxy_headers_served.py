@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from storeplatform.testing import TestDatabase as Database, cli_environ, free_port, queue_url, run_cli, wait_for
+from storeplatform.testing_served import bound_port
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -68,13 +69,22 @@ class _Server:
     process group killed if anything is left)."""
 
     def __init__(self, ini, env, tmp_path):
-        self.port = free_port()
         self.log = tmp_path / f"{ini.stem}.log"
         with open(self.log, "wb") as out:
-            self.proc = subprocess.Popen([BIN / "pserve", ini, f"http_port={self.port}"], env=env, cwd=tmp_path,
+            self.proc = subprocess.Popen([BIN / "pserve", ini, "http_port=0"], env=env, cwd=tmp_path,
                                          stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        self.port = None
+
+    def _bound(self):
+        # Port 0: the one the server bound itself, read back from its socket (a port found free
+        # and let go may be taken by anything before the server binds it).
+        if self.port is None:
+            self.port = bound_port(self.proc, output=self.log.read_text)
+        return self.port
 
     def wait_ready(self):
+        self._bound()
+
         def ready():
             assert self.proc.poll() is None, self.log.read_text()
             try:
@@ -85,7 +95,7 @@ class _Server:
         wait_for(ready, timeout=90, interval=0.2)
 
     def request(self, method, path, headers=None, body=None):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        conn = http.client.HTTPConnection("127.0.0.1", self._bound(), timeout=30)
         try:
             headers = dict(headers or {})
             if body is not None:

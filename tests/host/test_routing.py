@@ -38,7 +38,7 @@ def _paths(mapper):
                                        "product_id": value, "variation_id": value, "name": value,
                                        "ticket_code": value, "password_id": value, "attendee_id": value,
                                        "delivery_id": value, "group": value, "note_id": value,
-                                       "refund_id": value})
+                                       "refund_id": value, "key_id": value})
             except KeyError:
                 continue
             yield path

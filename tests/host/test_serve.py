@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from storeplatform.testing import cli_environ, free_port, run_cli
+from storeplatform.testing import cli_environ, run_cli
+from storeplatform.testing_served import bound_port
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -25,10 +26,12 @@ def test_development_ini_serves_with_embedded_worker_and_stops_on_sigterm(tmp_pa
         proc = run_cli("-c", str(ini), *step)
         assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "var" / "storeplatform.sqlite").exists()
-    port = free_port()
-    server = subprocess.Popen([BIN / "pserve", ini, f"http_port={port}"], env=env, stdout=subprocess.PIPE,
+    # Port 0: the server binds a port of the system's choice, read back from its socket (a port
+    # found free and let go may be taken by anything before the server binds it).
+    server = subprocess.Popen([BIN / "pserve", ini, "http_port=0"], env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
     try:
+        port = bound_port(server)
         deadline = time.monotonic() + 60
         while True:
             try:

@@ -1,7 +1,9 @@
 """The shape of the code, checked: the layers of the host (the kernel below its components, each
 component on the kernel and on the components it declares it builds on), no import cycles inside
 the host (function-local imports included), and plugins that see the host only through
-``storeplatform.api`` (and its ``storeplatform.api.advanced``). docs/architecture.md draws it."""
+``storeplatform.api`` (and its ``storeplatform.api.advanced``) and another plugin only through its
+published face, the module ``api`` of its package (``storeplatform_events.api``).
+docs/architecture.md draws it."""
 import ast
 from pathlib import Path
 
@@ -10,7 +12,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 HOST = ROOT / "src" / "storeplatform"
 PLUGIN_API = {"storeplatform.api", "storeplatform.api.advanced"}
-PLUGIN_SOURCES = [p for p in (ROOT / "plugins").glob("*/storeplatform_*")] + [ROOT / "tests" / "testplugin"]
+PLUGIN_SOURCES = [p for p in (ROOT / "plugins").glob("*/storeplatform_*")] + [ROOT / "tests" / "testplugin",
+                                                                              ROOT / "docs" / "examples" / "doorlist"]
+# The plugins' top-level packages (and the docs example's module): one imports another's published
+# face only, ``<package>.api`` (docs/plugins.md, "Building on another plugin").
+PLUGIN_PACKAGES = {p.name for p in (ROOT / "plugins").glob("*/storeplatform_*") if (p / "__init__.py").exists()} | {
+    "sp_thirdparty", "storeplatform_doorlist"}
 
 
 def module_name(path, base, package):
@@ -180,20 +187,58 @@ def test_the_cycle_check_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-def test_plugins_import_only_the_public_api():
+def plugin_import_problems(path, packages, root=ROOT):
+    """Each import of the plugin module ``path`` that is not the plugin API, its own package or
+    another plugin's published face, as ``path:line imports name (why)``. The module's own
+    package is the top-level name among ``packages`` that its path holds."""
+    own = next((part.removesuffix(".py") for part in path.parts if part.removesuffix(".py") in packages), None)
+    problems = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            # ``from storeplatform_events import api`` names the face module itself.
+            module = node.module or ""
+            names = [f"{module}.{alias.name}" for alias in node.names] if module in packages else [module]
+        for name in names:
+            top = name.split(".")[0]
+            if (name == "storeplatform" or name.startswith("storeplatform.")) and name not in PLUGIN_API:
+                problems.append(f"{path.relative_to(root)}:{node.lineno} imports {name} "
+                                "(the host: its plugin API only)")
+            elif top in packages and top != own and name != f"{top}.api":
+                problems.append(f"{path.relative_to(root)}:{node.lineno} imports {name} "
+                                f"(another plugin: its published face {top}.api only)")
+    return problems
+
+
+def test_plugins_import_only_the_public_api_and_other_plugins_faces():
     offenders = []
     for source in PLUGIN_SOURCES:
         for path in source.rglob("*.py"):
-            for node in ast.walk(ast.parse(path.read_text())):
-                names = []
-                if isinstance(node, ast.Import):
-                    names = [alias.name for alias in node.names]
-                elif isinstance(node, ast.ImportFrom) and not node.level:
-                    names = [node.module or ""]
-                for name in names:
-                    if (name == "storeplatform" or name.startswith("storeplatform.")) and name not in PLUGIN_API:
-                        offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {name}")
+            offenders += plugin_import_problems(path, PLUGIN_PACKAGES)
     assert offenders == []
+
+
+def test_the_plugin_import_check_names_a_planted_wrong_import(tmp_path):
+    """A plugin may import another plugin's face (both ways of writing it) and its own modules;
+    not another plugin's other modules, nor the host beyond its API."""
+    module = tmp_path / "storeplatform_things" / "views.py"
+    module.parent.mkdir()
+    module.write_text("from storeplatform_events import api as events\nimport storeplatform_events.api\n"
+                      "from storeplatform_things import models\nfrom storeplatform.api import Service\n"
+                      "from storeplatform_events.models import Attendee\n"
+                      "from storeplatform_events import attendee_list\n"
+                      "import storeplatform_events\nfrom storeplatform.core import cache\n")
+    found = plugin_import_problems(module, {"storeplatform_events", "storeplatform_things"}, root=tmp_path)
+    assert found == [
+        "storeplatform_things/views.py:5 imports storeplatform_events.models (another plugin: its published "
+        "face storeplatform_events.api only)",
+        "storeplatform_things/views.py:6 imports storeplatform_events.attendee_list (another plugin: its published "
+        "face storeplatform_events.api only)",
+        "storeplatform_things/views.py:7 imports storeplatform_events (another plugin: its published face "
+        "storeplatform_events.api only)",
+        "storeplatform_things/views.py:8 imports storeplatform.core (the host: its plugin API only)"], found
 
 
 def _package_data(setup_py):

@@ -17,12 +17,15 @@ def checkouts(site):
 def test_a_thread_checks_out_once_for_many_requests(site):
     site.create_user("admin", "administrator")
     headers = site.headers_for("admin")
+    # The password's first use is recorded by a task (on memory://, run here after the commit,
+    # on a connection of its own, as a worker would); the web thread's requests come after it.
+    site.app.get("/api/store/v1/users/me", headers=headers, status=200)
     seen = checkouts(site)
     for _ in range(5):
         site.app.get("/api/store/v1/users/me", headers=headers, status=200)
         site.app.put_json("/api/store/v1/settings/general", {"site.timezone": "UTC"}, headers=headers, status=200)
-    # One connection for the reads and the writes.
-    assert len(seen) == 1
+    # One connection for the reads and the writes: the one the first request checked out.
+    assert len(seen) == 0
     assert site.engine.pool.checkedout() == 1
 
 

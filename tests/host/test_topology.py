@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from storeplatform.testing import cli_environ, free_port, queue_url, wait_for
+from storeplatform.testing import cli_environ, queue_url, wait_for
+from storeplatform.testing_served import bound_port
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -37,12 +38,13 @@ def test_gunicorn_web_processes_and_worker_processes(make_site, database, tmp_pa
     ini.write_text(text)
     env = cli_environ()
     env.update(STOREPLATFORM_DATABASE_URL=database.url, STOREPLATFORM_HUEY_URL=url, STOREPLATFORM_SECRET=database.secret)
-    port = free_port()
-    procs = [subprocess.Popen([BIN / "pserve", ini, f"http_port={port}"], env=env, stdout=subprocess.DEVNULL,
+    procs = [subprocess.Popen([BIN / "pserve", ini, "http_port=0"], env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True)]
     procs += [subprocess.Popen([BIN / "storeplatform", "-c", ini, "worker", "--workers", "2"], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
     try:
+        port = bound_port(procs[0])  # the one it bound itself (port 0), read back from its socket
+
         def up():
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/", timeout=2):

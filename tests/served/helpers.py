@@ -30,6 +30,7 @@ import json
 import os
 import secrets
 import signal
+import ssl
 import subprocess
 import sys
 import threading
@@ -42,7 +43,8 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from events.webhook_receiver import Receiver  # tests/events: a real receiver that records each POST
-from storeplatform.testing import cli_environ, free_port, run_cli, server_database_url, server_huey_url
+from storeplatform.testing import cli_environ, run_cli, server_database_url, server_huey_url
+from storeplatform.testing_served import listening
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -50,6 +52,8 @@ DEVELOPMENT_INI = ROOT / "development.ini"
 PRODUCTION_INI = ROOT / "config" / "production.ini"
 
 # Each request of a client waits this long for its answer; a time-out counts as an error.
+# (This and every time bound below are for an idle machine: each is multiplied by
+# ``load_factor()`` where it is used.)
 REQUEST_TIMEOUT = 10.0
 # An answer slower than this is a failure of its own.
 SLOW = 5.0
@@ -61,6 +65,25 @@ PASSWORD = "served-password-1"
 API = "/api"
 # After the drive, how long every webhook delivery may take to reach its receiver and be recorded.
 WEBHOOK_WAIT = 30.0
+
+
+# --- a busy machine ----------------------------------------------------------------------------
+
+def load_factor():
+    """How many times more runnable processes than cores the machine has had over the last
+    minute (at least 1, at most 8): the served tests' time bounds are multiplied by it, so that
+    another job on the machine slows them instead of failing them (issue #42, part 5: the
+    README's command on a machine at load 6-12)."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        return 1.0
+    return min(max(1.0, load / (os.cpu_count() or 1)), 8.0)
+
+
+def scaled(seconds):
+    """A time bound of an idle machine, for the machine as busy as it is now."""
+    return seconds * load_factor()
 
 
 # --- the site's database and queue -------------------------------------------------------------
@@ -285,29 +308,84 @@ def processes():
                 proc.stop()
 
 
-def wait_ready(port, server, timeout=90.0):
-    """Poll ``GET /readyz`` (database, migrations, queue) until it answers 200; return seconds."""
+def start_server(started, name, argv, env, cwd, log_path, host="127.0.0.1", port=0, timeout=60.0):
+    """``argv`` (``pserve [options] INI``) started with ``http_port=port`` and appended to
+    ``started`` (``processes()``); returns (the ``Served``, the port it listens on).
+
+    With ``port`` 0 (the default) the server binds a port the system chooses, which the test
+    reads back from the server's own sockets once it listens: the port is one the server bound
+    itself. (A port found free beforehand and let go, as ``free_port()`` does, can be taken by
+    anything on a busy machine before the server binds it: the test then drove another site.)
+    ``host``: the address the ini's server section binds."""
+    server = Served(name, [*argv, f"http_port={port}"], env, cwd, log_path)
+    started.append(server)
+    limit = scaled(timeout)
+    while True:
+        if server.proc.poll() is not None:
+            raise AssertionError(f"{server.name} exited with {server.proc.returncode} before it listened:\n"
+                                 f"{server.tail(80)}")
+        ports = sorted(p for h, p in listening(server.proc.pid) if h == host and (not port or p == port))
+        if ports:
+            return server, ports[0]
+        if time.monotonic() - server.started > limit:
+            raise AssertionError(f"{server.name} did not listen on {host} within {limit:.0f}s:\n{server.tail(80)}")
+        time.sleep(0.1)
+
+
+def wait_ready(port, server, timeout=90.0, host="127.0.0.1", auth=None):
+    """Poll ``GET /readyz`` (database, migrations, queue) until it answers 200; return seconds.
+
+    The answer must come from the site the test started: the port is one ``server`` listens on
+    itself (its sockets, ``listening``), and with ``auth`` (an application password made for
+    this run's site: a token no other site knows) ``GET /api/store/v1/users/me`` answers 200
+    with it. ``timeout`` is an idle machine's, scaled by the load."""
     began = time.monotonic()
+    limit = scaled(timeout)
     last = None
-    while time.monotonic() - began < timeout:
+    while time.monotonic() - began < limit:
         if server.proc.poll() is not None:
             raise AssertionError(f"{server.name} exited with {server.proc.returncode} before it answered:\n"
                                  f"{server.tail(80)}")
         try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            conn = http.client.HTTPConnection(host, port, timeout=scaled(5))
             conn.request("GET", "/readyz")
             res = conn.getresponse()
             last = (res.status, res.read()[:300])
             conn.close()
             if res.status == 200:
+                if (host, port) not in listening(server.proc.pid):
+                    raise AssertionError(f"{host}:{port} answered /readyz, but {server.name} does not listen "
+                                         f"there: another process holds the port\n{server.tail(40)}")
+                if auth is not None:
+                    conn = http.client.HTTPConnection(host, port, timeout=scaled(5))
+                    conn.request("GET", f"{API}/store/v1/users/me", headers={"Authorization": auth})
+                    res = conn.getresponse()
+                    body = res.read()[:300]
+                    conn.close()
+                    if res.status != 200:
+                        raise AssertionError(f"{host}:{port} is ready but refuses this run's credentials "
+                                             f"({res.status} {body!r}): not the site the test started")
                 return time.monotonic() - began
         except OSError as exc:
             last = exc
         time.sleep(0.2)
-    raise AssertionError(f"{server.name} was not ready within {timeout:.0f}s (last: {last!r}):\n{server.tail(80)}")
+    raise AssertionError(f"{server.name} was not ready within {limit:.0f}s (last: {last!r}):\n{server.tail(80)}")
 
 
 # --- HTTP clients ------------------------------------------------------------------------------
+
+# What a request on a kept-alive connection meets when the server had closed it: no answer at all.
+_IDLE_CLOSED = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError, ssl.SSLEOFError,
+                ssl.SSLZeroReturnError)
+
+
+def connect(target, timeout):
+    """A new connection to ``target``: a port on 127.0.0.1, or a callable making the connection
+    (``target(timeout)``: a load balancer's TLS address, another loopback address)."""
+    if callable(target):
+        return target(timeout)
+    return http.client.HTTPConnection("127.0.0.1", target, timeout=timeout)
+
 
 @dataclass
 class Call:
@@ -331,10 +409,11 @@ class Client:
     """One persistent connection (re-opened when the server closes it), Basic credentials, and
     the record of every call."""
 
-    def __init__(self, port, auth, timeout=REQUEST_TIMEOUT):
+    def __init__(self, port, auth, timeout=None):
         self.port = port
         self.auth = auth
-        self.timeout = timeout
+        self.timeout = scaled(REQUEST_TIMEOUT) if timeout is None else timeout
+        self.resent = 0  # requests sent again after a kept-alive connection was found closed
         self.conn = None
         self.calls = []
 
@@ -355,17 +434,27 @@ class Client:
             hdrs["Content-Type"] = "application/json"
         hdrs.update(headers or {})
         began = time.monotonic()
-        try:
-            if self.conn is None:
-                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
-            self.conn.request(method, path, body=data, headers=hdrs)
-            res = self.conn.getresponse()
-            payload = res.read()
-        except (OSError, http.client.HTTPException) as exc:
-            elapsed = time.monotonic() - began
-            self.close()
-            self.calls.append(Call(label, None, elapsed, f"{type(exc).__name__}: {exc}"))
-            return None
+        for attempt in (1, 2):
+            reused = self.conn is not None
+            try:
+                if self.conn is None:
+                    self.conn = connect(self.port, self.timeout)
+                self.conn.request(method, path, body=data, headers=hdrs)
+                res = self.conn.getresponse()
+                payload = res.read()
+                break
+            except (OSError, http.client.HTTPException) as exc:
+                self.close()
+                if reused and attempt == 1 and isinstance(exc, _IDLE_CLOSED):
+                    # A kept-alive connection the server closed while it was idle (a proxy
+                    # reloading closes its idle ones): nothing was answered, so nothing of it was
+                    # served; sent again on a new connection, as HTTP/1.1 clients do (RFC 9112,
+                    # 9.3.1).
+                    self.resent += 1
+                    continue
+                elapsed = time.monotonic() - began
+                self.calls.append(Call(label, None, elapsed, f"{type(exc).__name__}: {exc}"))
+                return None
         elapsed = time.monotonic() - began
         if res.will_close:
             self.close()
@@ -414,17 +503,22 @@ class Ledger:
     unknown: Counter = field(default_factory=Counter)  # kind -> creates without an answer
 
 
+# No answer from the site: none at all, or a proxy's for a server that died with the request.
+_UNANSWERED = (None, 502, 504)
+
+
 def _created(client, ledger, kind, answer):
     """The id of a create's answer; a create without an answer is counted as unknown."""
     if answer is None:
-        if client.calls and client.calls[-1].status is None:
+        if client.calls and client.calls[-1].status in _UNANSWERED:
             ledger.unknown[kind] += 1
         return None
     return answer.json()["id"]
 
 
-def run_client(number, port, creds, deadline, tag):
-    """Rounds of requests over every namespace until ``deadline``; returns (calls, ledger)."""
+def run_client(number, port, creds, deadline, tag, stop=None):
+    """Rounds of requests over every namespace until ``deadline`` (or ``stop``, an Event, is
+    set); returns (calls, ledger)."""
     auth = creds.admin if number % 2 == 0 else creds.manager
     client = Client(port, auth)
     ledger = Ledger()
@@ -437,7 +531,7 @@ def run_client(number, port, creds, deadline, tag):
             if answer is not None:
                 client.check("oauth GET store/v1/users/me", answer.json().get("login") == "admin", answer.body[:200])
         rounds = 0
-        while time.monotonic() < deadline and rounds < MAX_ROUNDS:
+        while time.monotonic() < deadline and rounds < MAX_ROUNDS and not (stop is not None and stop.is_set()):
             _round(client, ledger, creds, f"{tag}-c{number}-r{rounds}", rounds)
             rounds += 1
     finally:
@@ -460,7 +554,7 @@ def _round(c, ledger, creds, name, k):
     if c.call("PUT events/v1/events/{id}", "PUT", f"{E}/events/{event_id}",
               {"excerpt": f"Round {k}", "event_status": "scheduled", "featured": k % 3 == 0}) is not None:
         ledger.updated.add(event_id)
-    elif c.calls[-1].status is None:
+    elif c.calls[-1].status in _UNANSWERED:
         ledger.unknown["updates"] += 1  # no answer: the event may or may not have been updated
     if k % 2 == 0:
         answer = c.call("POST events/v1/venues", "POST", f"{E}/venues",
@@ -541,16 +635,19 @@ class Outcome:
     ledger: Ledger
     seconds: float
     clients: int
+    # An answer slower than this is a failure: SLOW on an idle machine, scaled by the load.
+    slow_after: float = SLOW
 
     def errors(self):
         return [c for c in self.calls if c.problem]
 
     def slow(self):
-        return [c for c in self.calls if c.elapsed > SLOW]
+        return [c for c in self.calls if c.elapsed > self.slow_after]
 
 
-def drive(port, creds, clients, seconds=DRIVE_SECONDS, tag="s"):
-    """``clients`` threads, each with its connection, sending rounds for ``seconds``."""
+def drive(port, creds, clients, seconds=DRIVE_SECONDS, tag="s", stop=None):
+    """``clients`` threads, each with its connection, sending rounds for ``seconds`` (or until
+    ``stop``, an Event, is set)."""
     tag = f"{tag}{uuid.uuid4().hex[:6]}"
     deadline = time.monotonic() + seconds
     began = time.monotonic()
@@ -558,7 +655,7 @@ def drive(port, creds, clients, seconds=DRIVE_SECONDS, tag="s"):
 
     def one(number):
         barrier.wait()
-        return run_client(number, port, creds, deadline, tag)
+        return run_client(number, port, creds, deadline, tag, stop)
 
     with ThreadPoolExecutor(clients) as pool:
         results = list(pool.map(one, range(clients)))
@@ -571,16 +668,36 @@ def drive(port, creds, clients, seconds=DRIVE_SECONDS, tag="s"):
         ledger.checked_in |= part.checked_in
         ledger.updated |= part.updated
         ledger.unknown.update(part.unknown)
-    return Outcome(calls, ledger, time.monotonic() - began, clients)
+    return Outcome(calls, ledger, time.monotonic() - began, clients, scaled(SLOW))
 
 
 # --- reading everything back -------------------------------------------------------------------
 
-def verify(port, creds, ledger, threads=6, give_up_after=5):
+def list_totals(port, creds):
+    """{list: X-Total} of the lists ``verify`` compares, now: the baseline of a drive on a site
+    that has rows already (a module's shared topology)."""
+    S, E = f"{API}/store/v1", f"{API}/events/v1"
+    c = Client(port, creds.admin)
+    totals = {}
+    try:
+        for kind, path in (("products", f"{S}/products"), ("orders", f"{S}/orders"), ("events", f"{E}/events"),
+                           ("venues", f"{E}/venues"), ("organizers", f"{E}/organizers"),
+                           ("attendees", f"{E}/attendees"), ("checked-in attendees", f"{E}/attendees?status=checked_in")):
+            sep = "&" if "?" in path else "?"
+            answer = c.call(f"baseline {kind}", "GET", f"{path}{sep}per_page=1")
+            assert answer is not None, c.calls[-1]
+            totals[kind] = int(answer.headers["X-Total"])
+    finally:
+        c.close()
+    return totals
+
+
+def verify(port, creds, ledger, threads=6, give_up_after=5, baseline=None):
     """Every row the clients created, read back through GET, and the list totals; returns
     (problems, calls). Stops reading after ``give_up_after`` failed reads (a server in trouble
     would otherwise make this last REQUEST_TIMEOUT per read)."""
     S, I, E = f"{API}/store/v1", f"{API}/invoicing/v1", f"{API}/events/v1"
+    base = baseline or {}  # the totals before the drive (list_totals): the drive's rows are the rest
     problems = []
     lock = threading.Lock()
     local = threading.local()
@@ -640,7 +757,7 @@ def verify(port, creds, ledger, threads=6, give_up_after=5):
             total, ids = _read_list(c, kind, path, problems)
             if total is None:
                 break
-            _compare_total(problems, kind, total, len(created), unknown)
+            _compare_total(problems, kind, total - base.get(kind, 0), len(created), unknown)
             missing = set(created) - ids
             if missing:
                 problems.append(f"list {kind}: {len(missing)} created ids missing, e.g. {sorted(missing)[:5]}")
@@ -649,10 +766,11 @@ def verify(port, creds, ledger, threads=6, give_up_after=5):
             tickets = 2 * len(ledger.orders)
             total, _ = _read_list(c, "attendees", f"{E}/attendees", problems, pages=False)
             if total is not None:
-                _compare_total(problems, "attendees", total, tickets, 2 * ledger.unknown["orders"])
+                _compare_total(problems, "attendees", total - base.get("attendees", 0), tickets,
+                               2 * ledger.unknown["orders"])
             total, _ = _read_list(c, "checked-in attendees", f"{E}/attendees?status=checked_in", problems,
                                   pages=False)
-            if total is not None and total != len(ledger.checked_in):
+            if total is not None and total - base.get("checked-in attendees", 0) != len(ledger.checked_in):
                 problems.append(f"list checked-in attendees: X-Total {total}, {len(ledger.checked_in)} checked in")
     else:
         problems.append(f"verification gave up after {failed[0]} failed reads")
@@ -735,7 +853,7 @@ class Webhooks:
     def _received(self, topic):
         return self.receiver.posts(f"/hook/{topic}")
 
-    def wait(self, database_url, ledger, timeout=WEBHOOK_WAIT):
+    def wait(self, database_url, ledger, timeout=None):
         """Until the receiver has every expected delivery and none is ``pending`` or ``sending``
         in the delivery log, at most ``timeout``; returns (seconds, the log's rows at the end).
 
@@ -747,6 +865,7 @@ class Webhooks:
         from sqlalchemy import create_engine, text
         from sqlalchemy.pool import NullPool
 
+        timeout = scaled(WEBHOOK_WAIT) if timeout is None else timeout
         expected = self.expected(ledger)
         ids = [hook_id for hook_id, _ in self.hooks.values()]
         query = text("SELECT id, webhook_id, uuid, status, response_code, error FROM evt_webhook_deliveries "
@@ -864,7 +983,8 @@ def summary(outcome, verify_calls=()):
         by_label[call.label].append(call)
     lines = [f"{outcome.clients} clients, {outcome.seconds:.1f}s, {len(outcome.calls)} requests "
              f"({len(outcome.calls) / max(outcome.seconds, 0.001):.0f}/s), {len(outcome.errors())} errors, "
-             f"{len(outcome.slow())} slower than {SLOW:.0f}s, {len(verify_calls)} verification reads"]
+             f"{len(outcome.slow())} slower than {outcome.slow_after:.0f}s (load factor {load_factor():.1f}), "
+             f"{len(verify_calls)} verification reads"]
     for label in sorted(by_label):
         calls = by_label[label]
         times = sorted(c.elapsed for c in calls)
@@ -883,10 +1003,10 @@ def failures(outcome, verify_problems, verify_calls, servers, webhook_problems=(
         kinds = Counter((c.label, _shape(c.problem)) for c in errors)
         found.append(f"{len(errors)} of {len(outcome.calls)} requests failed:")
         found += [f"  {n:5} x {label}: {problem}" for (label, problem), n in kinds.most_common(15)]
-    slow = outcome.slow() + [c for c in verify_calls if c.elapsed > SLOW]
+    slow = outcome.slow() + [c for c in verify_calls if c.elapsed > outcome.slow_after]
     if slow:
         kinds = Counter(c.label for c in slow)
-        found.append(f"{len(slow)} answers slower than {SLOW:.0f}s (slowest {max(c.elapsed for c in slow):.1f}s): "
+        found.append(f"{len(slow)} answers slower than {outcome.slow_after:.0f}s (slowest {max(c.elapsed for c in slow):.1f}s): "
                      + ", ".join(f"{n} x {label}" for label, n in kinds.most_common(8)))
     if verify_problems:
         found.append(f"{len(verify_problems)} consistency problems afterwards:")
@@ -937,19 +1057,17 @@ def serve_and_drive(tmp_path, name, ini, server_args, clients, worker=False, oau
             stack.callback(hooks.close)
         env = site.environ()
         creds, timings["cli set-up"] = prepare_site(ini, env, tmp_path, oauth=oauth)
-        port = free_port()
         servers = []
         with processes() as started:
-            server = Served(name, [BIN / "pserve", *server_args, ini, f"http_port={port}"], env, tmp_path,
-                            tmp_path / "server.log")
-            started.append(server)
-            servers.append(server)
             if worker:
                 consumer = Served("storeplatform worker", [BIN / "storeplatform", "-c", ini, "worker"], env, tmp_path,
                                   tmp_path / "worker.log")
                 started.append(consumer)
                 servers.append(consumer)
-            timings["server ready"] = wait_ready(port, server)
+            server, port = start_server(started, name, [BIN / "pserve", *server_args, ini], env, tmp_path,
+                                        tmp_path / "server.log")
+            servers.append(server)
+            timings["server ready"] = wait_ready(port, server, auth=creds.admin)
             if hooks is not None:
                 hooks.register(port, creds, server)
             outcome = drive(port, creds, clients)

@@ -16,9 +16,8 @@ import random
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
-from storeplatform.testing import free_port
-
-from .helpers import API, BIN, DEVELOPMENT_INI, PRODUCTION_INI, Served, backend, prepare_site, processes, wait_ready
+from .helpers import (API, BIN, DEVELOPMENT_INI, PRODUCTION_INI, backend, prepare_site, processes, scaled,
+                      start_server, wait_ready)
 
 TICKETS = 20
 BURSTS = 12  # 12 x 60 = 720 scans
@@ -27,7 +26,7 @@ CLIENTS = 24
 
 def request(port, method, path, auth, body=None):
     """One request on a connection of its own, so that the server's processes share them."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=scaled(30))
     try:
         headers = {"Authorization": auth, "Content-Type": "application/json"}
         conn.request(method, f"{API}{path}", body=None if body is None else json.dumps(body), headers=headers)
@@ -120,12 +119,10 @@ def test_checkin_checkout_checkin_bursts_answer_the_spec_and_agree(tmp_path):
         production = site.kind != "sqlite"
         ini = PRODUCTION_INI if production else DEVELOPMENT_INI
         creds, _ = prepare_site(ini, env, tmp_path)
-        port = free_port()
         with processes() as started:
-            server = Served("server", [BIN / "pserve", *(["-q"] if production else []), ini, f"http_port={port}"],
-                            env, tmp_path, tmp_path / "server.log")
-            started.append(server)
-            wait_ready(port, server)
+            server, port = start_server(started, "server", [BIN / "pserve", *(["-q"] if production else []), ini],
+                                        env, tmp_path, tmp_path / "server.log")
+            wait_ready(port, server, auth=creds.manager)
             event_id, codes = sell_tickets(port, creds.manager)
             moves, unexpected = run_bursts(port, creds.manager, codes)
             problems = check_states(port, creds.manager, event_id, codes, moves)

@@ -23,9 +23,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from storeplatform.components.observability.metrics import FLUSH_SECONDS
 from storeplatform.core.db.pool import connections_needed
-from storeplatform.testing import free_port
-
-from .helpers import API, BIN, PRODUCTION_INI, ROOT, Served, backend, prepare_site, processes, wait_ready
+from .helpers import API, BIN, PRODUCTION_INI, ROOT, Served, backend, prepare_site, processes, scaled, start_server, \
+    wait_ready
 
 TOKEN = "metrics-token-0123456789abcdef"
 ALLOWED = "127.0.0.2"  # the scraper's address here; the clients connect from 127.0.0.1
@@ -41,7 +40,7 @@ COUNT_EVENTS = {"db_pool_waits_total", "db_pool_timeouts_total", "metrics_scrape
 
 def request(port, method, path, headers=None, body=None, source="127.0.0.1"):
     """One request on a connection of its own (from ``source``): (status, headers, body)."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(source, 0))
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=scaled(30), source_address=(source, 0))
     try:
         conn.request(method, path, body=body, headers=headers or {})
         res = conn.getresponse()
@@ -120,16 +119,14 @@ def test_metrics_add_up_across_gunicorn_workers_and_the_standalone_worker(tmp_pa
         env["STOREPLATFORM_METRICS_TOKEN"] = TOKEN
         ini = site_ini(tmp_path)
         creds, _ = prepare_site(ini, env, tmp_path)
-        port = free_port()
         with processes() as started:
-            server = Served("gunicorn", [BIN / "pserve", "-q", ini, f"http_port={port}"], env, tmp_path,
-                            tmp_path / "server.log")
-            started.append(server)
             worker = Served("worker", [BIN / "storeplatform", "-c", ini, "worker", "--workers", str(TASK_WORKERS)],
                             env, tmp_path,
                             tmp_path / "worker.log")
             started.append(worker)
-            wait_ready(port, server)
+            server, port = start_server(started, "gunicorn", [BIN / "pserve", "-q", ini], env, tmp_path,
+                                        tmp_path / "server.log")
+            wait_ready(port, server, auth=creds.admin)
             try:
                 check_metrics(port, creds, Path(env["STOREPLATFORM_METRICS_DIR"]), server, worker)
             except AssertionError as exc:
@@ -171,7 +168,9 @@ def check_metrics(port, creds, directory, server, worker):
     # Each process writes what it observed every second (metrics.FLUSH_SECONDS), the forked
     # workers too: one scrape a second after the traffic counts every request, once, in
     # whichever process answered it.
-    time.sleep(FLUSH_SECONDS + 0.5)
+    # (A second on an idle machine; as many as the machine is busier: the writing thread of each
+    # process waits its turn for a core.)
+    time.sleep(scaled(FLUSH_SECONDS + 0.5))
     found = samples(scrape(port, headers=token))  # the token opens it from any address
     for name, n in sent.items():
         counted = requests_counted(found, name)
@@ -210,11 +209,11 @@ def check_metrics(port, creds, directory, server, worker):
     # The standalone worker renders the invoice when it takes the task: the scrape is read
     # again until its run has arrived (a second after it ended), and a second after the last
     # request (the web processes' counts).
-    deadline = last_request + 60
+    deadline = last_request + scaled(60)
     while True:
         found = samples(scrape(port, headers=token))
         rendered = value(found, "storeplatform_task_runs_total", task="invoicing.render_document", outcome="ok")
-        arrived = rendered >= 1 and time.monotonic() - last_request >= FLUSH_SECONDS + 0.5
+        arrived = rendered >= 1 and time.monotonic() - last_request >= scaled(FLUSH_SECONDS + 0.5)
         if arrived or time.monotonic() > deadline:
             break
         time.sleep(0.3)

@@ -7,12 +7,13 @@ An ``AttendeeQuery`` says what a list asks for (search, event, order, status; it
 (building an ORM instance per row of a page of 100 costs more than the page's query), or the
 columns the caller names (the export's); ``keys`` the same ids in the same order from the
 attendees alone (the offset is walked on an attendees index, the titles joined to the page
-only); ``known_total`` the number of rows when the database keeps it."""
+only); ``known_total`` the number of rows when the database keeps it; ``read_page`` the page a
+REST request asks for, as records (REST's lists in both variants and the plugin's face)."""
 from dataclasses import dataclass
 
 from sqlalchemy import String, and_, func, literal_column, or_, select
 
-from storeplatform.api import Post, count_rows
+from storeplatform.api import Post, count_rows, paginate
 
 from .models import ATTENDEE_SEARCH_TEXT, Attendee, AttendeeRecord
 from .queries import ilike, like_pattern
@@ -68,6 +69,13 @@ def attendee_rows(model=None):
     return select(*columns, Post.title).outerjoin(Post, Post.id == Attendee.event_id)
 
 
+def find(session, condition):
+    """(``AttendeeRecord``, event title) of the attendee ``condition`` names (an id, a ticket code),
+    or None: one query, REST's item routes and the plugin's face alike."""
+    row = session.execute(attendee_rows().where(condition)).first()
+    return None if row is None else (AttendeeRecord.of_row(row), row[-1])
+
+
 def _conditions(q):
     found = []
     if q.search:
@@ -107,3 +115,11 @@ def known_total(session, q):
     kept = {name: value for name, value in (("event_id", q.event_id), ("status", q.status or None))
             if value is not None}
     return count_rows(session, Attendee, **kept)
+
+
+def read_page(request, q):
+    """The page of the list ``q`` that ``request.validated`` asks for (``page``, ``per_page``), with
+    the list's headers set (``X-Total``, ``X-TotalPages``, ``Link``): (``AttendeeRecord``, event
+    title) pairs. REST's attendee lists and the face's ``attendee_page`` both read through it."""
+    found = paginate(request, rows(q), total=known_total(request.db, q), keys=keys(q))
+    return [(AttendeeRecord.of_row(row), row[-1]) for row in found]

@@ -4,7 +4,7 @@ The ``evt_rest_prepare_*`` filters run on every response carrying one of the fir
 """
 from storeplatform.api import apply_filters, local_datetime
 
-from .models import CATEGORY_TAXONOMY
+from .event_record import EventRecord
 
 # The REST namespace of the plugin (its services are declared in views/ and webhooks/views.py).
 NAMESPACE = "events/v1"
@@ -30,7 +30,7 @@ def item_links(request, collection, item_id):
 
 def event_json(request, post, details, tz, embed=None):
     """``embed``: None, or ``(venues, organizers)`` dicts of prepared objects by id."""
-    data = event_fields(request, post, details, tz)
+    data = event_fields(request, EventRecord.of(post, details), tz)
     if embed is not None:
         venues, organizers = embed
         data["venue"] = venues.get(details.venue_id)
@@ -38,38 +38,40 @@ def event_json(request, post, details, tz, embed=None):
     return apply_filters(request.hooks.evt_rest_prepare_event, data, post=post, request=request)
 
 
-def event_fields(request, post, details, tz):
-    """An event's JSON before its filter (the alternate variant renames and adds fields first)."""
-    start_dt = f"{details.start_date.isoformat()}T{details.start_time}:00"
-    end_dt = f"{details.end_date.isoformat()}T{details.end_time}:00"
+def event_fields(request, event, tz):
+    """An event's JSON before its filter (the alternate variant renames and adds fields first),
+    from its ``EventRecord``: the record the plugin's face gives other plugins, so that what REST
+    answers and what a plugin reads cannot part."""
+    start_dt = f"{event.start_date.isoformat()}T{event.start_time}:00"
+    end_dt = f"{event.end_date.isoformat()}T{event.end_time}:00"
     return {
-        "id": post.id,
-        "title": post.title,
-        "slug": post.slug,
-        "status": post.status,
-        "content": post.content,
-        "excerpt": post.excerpt,
-        "permalink": event_url(request.site_options, request.application_url, post.slug),
-        "date_created": local_datetime(post.created_at, tz),
-        "date_modified": local_datetime(post.modified_at, tz),
-        "featured_image": details.featured_image or None,
-        "start_date": details.start_date.isoformat(),
-        "start_time": details.start_time,
-        "end_date": details.end_date.isoformat(),
-        "end_time": details.end_time,
+        "id": event.id,
+        "title": event.title,
+        "slug": event.slug,
+        "status": event.status,
+        "content": event.content,
+        "excerpt": event.excerpt,
+        "permalink": event_url(request.site_options, request.application_url, event.slug),
+        "date_created": local_datetime(event.created_at, tz),
+        "date_modified": local_datetime(event.modified_at, tz),
+        "featured_image": event.featured_image,
+        "start_date": event.start_date.isoformat(),
+        "start_time": event.start_time,
+        "end_date": event.end_date.isoformat(),
+        "end_time": event.end_time,
         "start_datetime": start_dt,
         "end_datetime": end_dt,
-        "timezone": details.timezone,
-        "all_day": details.all_day,
-        "venue_id": details.venue_id or 0,
-        "organizer_id": details.organizer_id or 0,
-        "capacity": details.capacity,
-        "event_status": details.event_status,
-        "event_type": details.event_type,
-        "virtual_url": details.virtual_url,
-        "featured": details.featured,
-        "categories": [t.id for t in post.terms if t.taxonomy == CATEGORY_TAXONOMY],
-        "_links": item_links(request, "events", post.id),
+        "timezone": event.timezone,
+        "all_day": event.all_day,
+        "venue_id": event.venue_id or 0,
+        "organizer_id": event.organizer_id or 0,
+        "capacity": event.capacity,
+        "event_status": event.event_status,
+        "event_type": event.event_type,
+        "virtual_url": event.virtual_url,
+        "featured": event.featured,
+        "categories": list(event.categories),
+        "_links": item_links(request, "events", event.id),
     }
 
 

@@ -1,6 +1,7 @@
 """REST routes: {rest_root}/invoicing/v1 (the namespace is set up in plugin.py)."""
 from storeplatform.api import NO_ROUTE, Service, site_timezone
 
+from .document_record import DocumentRecord
 from .documents import current_document, regenerate
 from .errors import DOCUMENT_NOT_FOUND, ORDER_NOT_FOUND
 from .schemas import METADATA_RESPONSE, PDF_RESPONSE, RegenerateBody
@@ -17,8 +18,10 @@ def rest_guard(request):
 
 
 def metadata(request, order, document):
-    """The answer of GET metadata and POST regenerate."""
+    """The answer of GET metadata and POST regenerate, from the document's ``DocumentRecord``:
+    the record the plugin's face gives other plugins, so the two cannot part."""
     tz = site_timezone(request.db)
+    document = DocumentRecord.of(document)
     return {
         "order_id": order.id,
         "document_type": document.document_type,

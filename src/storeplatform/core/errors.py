@@ -47,6 +47,10 @@ class InvalidParams(ValueError):
     ``rest_invalid_param`` (400) with ``data.params``, the CLI prints it as one line.
     """
 
+    # The error code REST answers with: the host's ``rest_invalid_param``, or a subclass's own
+    # where a client knows a more precise one (a taken e-mail address: ``existing_user_email``).
+    code = None
+
     def __init__(self, params):
         self.params = dict(params)
         super().__init__("; ".join(f"{k}: {v}" for k, v in sorted(self.params.items())))
@@ -85,6 +89,10 @@ TOO_MANY_ATTEMPTS = ErrorCode(429, "rest_too_many_attempts",
                               "Too many failed attempts to log in from your address; try again later.")
 
 
-def invalid_params_error(params):
-    """The ``RestError`` of an ``InvalidParams``: one message naming every bad parameter."""
-    return INVALID_PARAM("Invalid parameter(s): " + ", ".join(sorted(params)) + ".", params=dict(params))
+def invalid_params_error(params, code=None):
+    """The ``RestError`` of an ``InvalidParams``: one message naming every bad parameter (400,
+    ``rest_invalid_param`` or the given ``code``)."""
+    message = "Invalid parameter(s): " + ", ".join(sorted(params)) + "."
+    if code is not None:
+        return RestError(INVALID_PARAM.status, code, message, params=dict(params))
+    return INVALID_PARAM(message, params=dict(params))

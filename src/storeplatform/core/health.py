@@ -5,6 +5,7 @@ the task queue answers; 503 naming the failing part otherwise). ``GET /readyz?co
 compares the kept list counts with their rows (``counts``: a warning, never a 503; compared at
 most once a minute per process, whoever asks)."""
 import logging
+import re
 import threading
 import time
 
@@ -69,7 +70,8 @@ def migrations_check(registry, connection, ini="INI"):
         applied = set(connection.execute(text("SELECT version_num FROM alembic_version")).scalars())
     except Exception:  # no version table: never migrated
         applied = set()
-    missing = sorted(heads(registry) - applied_with_ancestors(registry, applied))
+    missing = sorted(head for head in heads(registry) - applied_with_ancestors(registry, applied)
+                     if not passed_by_a_newer_release(registry, head, applied))
     if missing:
         return f"not at head (missing {', '.join(missing)}): run storeplatform -c {ini} migrate"
     # A table whose changes no trigger counts would keep cached answers stale for ever.
@@ -83,6 +85,32 @@ def migrations_check(registry, connection, ini="INI"):
         return (f"not counting what the models declare (count triggers of {', '.join(changed)}): "
                 f"run storeplatform -c {ini} migrate")
     return "ok"
+
+
+_REVISION = re.compile(r"^([a-z_]+)(\d+)$")
+
+
+def passed_by_a_newer_release(registry, head, applied):
+    """Whether the schema went past ``head`` with a newer release's migration: a revision this
+    code does not know is applied, of the same branch (the revision ids of a branch share its
+    prefix: ``sp``, ``evt``, ``inv`` ...) and numbered after it. During a rolling deploy the
+    new release's migration (one that only adds) is applied while the old release still serves
+    (docs/operations.md, "Rolling restarts"): the old one stays ready, and one of its processes
+    that restarts meanwhile starts. A branch behind its head (a known older revision applied)
+    is still refused."""
+    mine = _REVISION.match(head)
+    if mine is None:
+        return False
+    script = _script(registry)
+    for revision in applied:
+        theirs = _REVISION.match(revision)
+        if theirs is None or theirs.group(1) != mine.group(1) or int(theirs.group(2)) <= int(mine.group(2)):
+            continue
+        try:
+            script.get_revision(revision)
+        except (RevisionError, CommandError):  # unknown here: a newer release's
+            return True
+    return False
 
 
 def readyz(request):

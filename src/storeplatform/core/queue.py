@@ -180,10 +180,15 @@ def _task_runner(registry, name, function):
 
 def enqueue_after_commit(session, name, *args):
     """Send task ``name`` with ``args`` once the session's transaction has committed; nothing
-    is sent if it aborts. A worker therefore never sees an id whose row is not committed."""
+    is sent if it aborts. A worker therefore never sees an id whose row is not committed. A
+    session without a transaction manager (a read-only request's on PostgreSQL) writes nothing
+    to wait for: the task is sent at once."""
     registry = session.info["registry"]
     task = registry["queue.tasks"][name]  # KeyError early: an unknown task is a bug
-    txn = session.info["tm"].get()
+    manager = session.info.get("tm")
+    if manager is None:  # a read-only request's session (no transaction of its own): nothing to wait for
+        return enqueue_now(registry, name, *args)
+    txn = manager.get()
     kwargs = _task_kwargs(registry)
 
     def send(committed):

@@ -17,11 +17,15 @@ ENV_OVERRIDES = {
     "STOREPLATFORM_DATABASE_URL": "sqlalchemy.url",
     "STOREPLATFORM_HUEY_URL": "huey.url",
     "STOREPLATFORM_SECRET": "storeplatform.secret",
+    "STOREPLATFORM_TRANSACTION_POOLING": "sqlalchemy.transaction_pooling",
 }
 
 DEFAULTS = {
     "sqlalchemy.url": "sqlite:///%(here)s/var/storeplatform.sqlite",
     "huey.url": "sqlite:///%(here)s/var/huey.sqlite",
+    # The database is reached through a pooler in transaction mode (PgBouncer): no server session
+    # state (core/db/session.py).
+    "sqlalchemy.transaction_pooling": "false",
     "huey.embedded_consumer": "true",
     "huey.workers": "2",
     "huey.name": "storeplatform",
@@ -55,7 +59,7 @@ class SettingsSection:
 DATABASE_SCHEMES = ("sqlite:///", "postgresql://", "postgres://", "postgresql+psycopg://")
 QUEUE_SCHEMES = ("memory://", "sqlite:///", "redis://", "rediss://", "unix://")
 BOOLEANS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
-BOOLEAN_KEYS = ("huey.embedded_consumer", "storeplatform.allow_http_consumer_keys")
+BOOLEAN_KEYS = ("huey.embedded_consumer", "storeplatform.allow_http_consumer_keys", "sqlalchemy.transaction_pooling")
 INTEGER_KEYS = {"huey.workers": 1, "storeplatform.jwt_lifetime": 1, "storeplatform.session_lifetime": 1}
 
 
@@ -141,6 +145,7 @@ def _parsed(result, sections):
         "session_lifetime": parsed_ints["storeplatform.session_lifetime"],
         "huey_workers": parsed_ints["huey.workers"],
         "pool_size": pool_size,
+        "transaction_pooling": parsed_bools["sqlalchemy.transaction_pooling"],
         "pool_timeout": pool_timeout,
         **parsed_sections,
     }

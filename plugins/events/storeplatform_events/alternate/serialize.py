@@ -6,6 +6,7 @@ from sqlalchemy import func, select
 
 from storeplatform.api import Post, apply_filters, local_datetime
 
+from ..event_record import EventRecord
 from ..models import ORGANIZER_TYPE, VENUE_TYPE, Attendee
 from ..serialize import event_fields, item_links, venue_fields
 from . import renames
@@ -44,7 +45,7 @@ def _reference(item_id, names):
 
 
 def event_json(request, post, details, tz, names, registered):
-    data = reshaped(event_fields(request, post, details, tz), EVENT_JSON, EVENT_ONLY_STANDARD)
+    data = reshaped(event_fields(request, EventRecord.of(post, details), tz), EVENT_JSON, EVENT_ONLY_STANDARD)
     data["venue"] = _reference(details.venue_id, names)
     data["organizer"] = _reference(details.organizer_id, names)
     data["registered"] = registered

@@ -2,7 +2,7 @@
 
 Every answer is made from ``AttendeeRecord``s read as plain rows (the one shape the serializer
 takes and hooks are given); only the update loads the ORM's ``Attendee``, to write it."""
-from storeplatform.api import Service, paginate, site_timezone, utcnow
+from storeplatform.api import Service, site_timezone, utcnow
 
 from .. import actions, attendee_list, queries, schemas
 from ..errors import ATTENDEE_INVALID_CODE, ATTENDEE_INVALID_ID
@@ -27,16 +27,19 @@ def page_json(request, wanted):
     """The attendee objects of the requested page of the list ``wanted`` (an
     ``attendee_list.AttendeeQuery``) asks for."""
     tz = site_timezone(request.db)
-    rows = paginate(request, attendee_list.rows(wanted), total=attendee_list.known_total(request.db, wanted),
-                    keys=attendee_list.keys(wanted))
-    return [attendee_json(request, AttendeeRecord.of_row(row), row[-1], tz) for row in rows]
+    return [attendee_json(request, record, title, tz) for record, title in attendee_list.read_page(request, wanted)]
 
 
 def read(request, condition, not_found, model=None):
     """(attendee, event title) of the attendee ``condition`` names, in one query: an
     ``AttendeeRecord``, or the ``model`` instance to write; else the 404 ``not_found``."""
+    if model is None:
+        found = attendee_list.find(request.db, condition)
+        if found is None:
+            raise not_found()
+        return found
     row = queries.first_or_404(request.db, attendee_list.attendee_rows(model).where(condition), not_found)
-    return (row[0] if model is not None else AttendeeRecord.of_row(row)), row[-1]
+    return row[0], row[-1]
 
 
 @attendees.get(permission="manage_shop", query=schemas.AttendeeListQuery())

@@ -5,9 +5,12 @@ what changed, what was left as it was and what was refused (each named).
 
 Every change goes through the shop's own function, once per row, as one change from its page
 would: an order's status through ``set_order_status`` (its note, actions and webhooks), a user's
-role through ``accounts.update_user`` (its rules and audit entry), a product's status through
-REST's ``validate_product`` and ``update_product``. Each row's change runs in a savepoint: a row
-refused by a rule is undone alone and named."""
+role through ``accounts.update_user`` and a user's deletion through ``accounts.delete_user``
+(their rules and audit entries, by way of ``accounts_bulk``), a product's status through REST's
+``validate_product`` and ``update_product``. Each order's or product's change runs in a
+savepoint: a row refused by a rule is undone alone and named. Users are changed all or nothing:
+a rule that refuses one while writing (the last administrator, a plugin's) refuses the whole
+action, shown again on its confirmation page, and nothing of it is written."""
 import re
 from urllib.parse import parse_qsl, urlencode
 
@@ -17,11 +20,11 @@ from sqlalchemy import select
 from storeplatform.core.errors import InvalidParams, RestError
 from storeplatform.core.rest.schema import deserialize
 from storeplatform.core.values import id_in_range
-from storeplatform.components.shop import account_rules, accounts, schemas
-from storeplatform.components.shop.models import Order, Product, User
+from storeplatform.components.shop import account_rules, accounts, accounts_bulk, schemas
+from storeplatform.components.shop.models import Order, Product
 from storeplatform.components.shop.orders import set_order_status
 from storeplatform.components.shop.products import STATUSES as PRODUCT_STATUSES, update_product
-from .forms import form_values
+from .forms import form_values, refuse_form
 from .guard import admin_redirect
 from .listing import MAX_PER_PAGE
 from .orders import ORDERS
@@ -90,11 +93,15 @@ def _run(request, rows, change):
     return changed, unchanged, refused
 
 
-def _confirm(request, *, title, noun, path, form, rows, action_label, fields):
+def _confirm(request, *, title, noun, path, form, rows, action_label, fields, confirm_path=None, choice=None,
+             will="change", danger=False):
     """The page that asks: each row with what will happen to it, and the Confirm form carrying
-    the same fields."""
+    the same fields (posted to ``confirm_path``, default the list's ``/bulk``), with ``choice``
+    (``{"field", "label", "options": [(value, text)], "selected"}``) a select of its own;
+    "N rows will ``will``", a ``danger`` button for what cannot be undone."""
     return {"title": title, "noun": noun, "rows": rows, "action_label": action_label, "list_path": path,
-            "back": back_query(form), "fields": fields,
+            "back": back_query(form), "fields": fields, "confirm_path": confirm_path or path + "/bulk",
+            "choice": choice, "problem": None, "will": will, "danger": danger,
             "count": sum(1 for row in rows if row["state"] == "change")}
 
 
@@ -129,46 +136,145 @@ def bulk_orders(request):
 
 
 # --- users ----------------------------------------------------------------------------------------
+# A user's row the plan refuses (one's own account, a user one may not change, an id of nobody)
+# is left out and named, as in the other lists. What the plan changes is one change, all or
+# nothing (``accounts_bulk``): the rule of the last administrator refuses the whole action on
+# the confirmation page already, and a refusal while writing (the rule again, a plugin's) undoes
+# every row of it.
+
+def _users_plan(request, actor, form, refuse):
+    """The ticked users as the confirmation's rows: ``refuse(user)`` gives why a row is left
+    out, or None; the rest is ``change``."""
+    ids = ticked(form, "user")
+    found = accounts_bulk.users_by_ids(request.db, actor, ids)
+    rows = []
+    for user in found.values():
+        row = {"id": user.id, "name": user.login, "before": user.role, "item": user, "state": "change"}
+        why = refuse(user)
+        if why:
+            row.update(state="refused", why=why)
+        rows.append(row)
+    return sorted(rows + _missing(ids, found, "user"), key=lambda r: r["id"])
+
+
+def _changing(rows):
+    return [row["item"] for row in rows if row["state"] == "change"]
+
+
+def _refusal(exc):
+    return exc.message if isinstance(exc, RestError) else "; ".join(str(v) for v in exc.params.values())
+
+
+def _users_confirm(request, form, rows, problem=None, **values):
+    """The confirmation page of a users' action; with ``problem`` (the whole action refused)
+    its Confirm is disabled and the answer's status is the refusal's (nothing is written)."""
+    page = _confirm(request, noun="user", path="/users", form=form, rows=rows, **values)
+    if problem is not None:
+        refuse_form(request, status=problem.status if isinstance(problem, RestError) else 400)
+        page.update(problem=_refusal(problem), count=0)
+    return page
+
 
 @admin_view(USERS, path="/bulk", request_method="POST", template=TEMPLATE, capability="promote_users")
 def bulk_users(request):
+    """Change the role of the ticked users (``accounts.update_user``: its rules and audit entry,
+    their sessions ended)."""
     form = form_values(request)
-    ids = ticked(form, "user")
-    if not ids:
-        return _back(request, "/users", form, "No user was ticked: tick the users to change first.")
     actor = accounts.Actor.of(request)
     role = form.get("role", "")
+    if not ticked(form, "user"):
+        return _back(request, "/users", form, "No user was ticked: tick the users to change first.")
     if role not in account_rules.roles(request.db):
         raise HTTPBadRequest(f"The new role must be one of the site's roles, not {role[:40]!r}.")
-    found = {}
-    for i in ids:
-        try:
-            found[i] = accounts.get_user(request.db, actor, i) if id_in_range(i) else None
-        except RestError:  # a user one may not see is one that does not exist
-            found[i] = None
-        if found[i] is None:
-            del found[i]
-    rows = []
-    for user in found.values():
-        row = {"id": user.id, "name": user.login, "before": user.role, "after": role, "item": user, "state": "change"}
+
+    def refuse(user):
         if actor.is_self(user):
-            row.update(state="refused", why="your own role is not changed here")
-        elif not accounts.may_promote(actor, user):
-            row.update(state="refused", why="you may not change this user's role")
-        elif user.role == role:
+            return "your own role is not changed here"
+        if not accounts.may_promote(actor, user) or not accounts.may_edit(actor, user):
+            return "you may not change this user's role"
+        return None
+
+    rows = _users_plan(request, actor, form, refuse)
+    for row in rows:
+        row["after"] = role
+        if row["state"] == "change" and row["before"] == role:
             row["state"] = "unchanged"
-        rows.append(row)
-    rows = sorted(rows + _missing(ids, found, "user"), key=lambda r: r["id"])
-    if form.get("confirm") != "yes":
-        return _confirm(request, title="Change the role of users", noun="user", path="/users", form=form,
-                        rows=rows, action_label=f"Change to {role}", fields={"role": role})
+    confirm = dict(title="Change the role of users", action_label=f"Change to {role}", fields={"role": role})
+    try:
+        if role != accounts.ADMINISTRATOR:
+            accounts_bulk.refuse_leaving_no_administrator(request.db, _changing(rows))
+        if form.get("confirm") != "yes":
+            return _users_confirm(request, form, rows, **confirm)
+        with request.db.begin_nested():
+            accounts_bulk.set_roles(request.db, actor, _changing(rows), role)
+    except (InvalidParams, RestError) as exc:
+        return _users_confirm(request, form, rows, problem=exc, **confirm)
+    return _back(request, "/users", form, summary(
+        "user", role, [r["name"] for r in rows if r["state"] == "change"],
+        [r["name"] for r in rows if r["state"] == "unchanged"],
+        [(r["name"], r["why"]) for r in rows if r["state"] == "refused"]))
 
-    def change(row):
-        accounts.update_user(request.db, actor, row["item"], role=role)
-        return True
 
-    changed, unchanged, refused = _run(request, rows, change)
-    return _back(request, "/users", form, summary("user", role, changed, unchanged, refused))
+@admin_view(USERS, path="/bulk-delete", request_method="POST", template=TEMPLATE, capability="delete_users")
+def bulk_delete_users(request):
+    """Delete the ticked users (``accounts.delete_user``: its rules and audit entry, the
+    plugins' hook), their posts given to one user or kept without an author (the confirmation
+    page asks), their orders kept as guest orders."""
+    form = form_values(request)
+    actor = accounts.Actor.of(request)
+    if not ticked(form, "user"):
+        return _back(request, "/users", form, "No user was ticked: tick the users to delete first.")
+
+    def refuse(user):
+        if actor.is_self(user):
+            return "you cannot delete your own account"
+        return None if accounts.may_delete(actor, user) else "you may not delete this user"
+
+    rows = _users_plan(request, actor, form, refuse)
+    held = accounts_bulk.holdings(request.db, [r["id"] for r in rows if r["state"] == "change"])
+    for row in rows:
+        if row["state"] == "change":
+            posts, orders = held[row["id"]]
+            row["after"] = f"deleted ({_plural(posts, 'post')}, {_plural(orders, 'order')})"
+    changing = _changing(rows)
+    leaving = {user.id for user in changing}
+    candidates = [(str(i), login) for i, login in accounts.reassign_candidates(
+        request.db, changing[0], limit=500 + len(leaving)) if i not in leaving][:500] if changing else []
+    reassign_id = form.get("reassign", "")
+    confirm = dict(title="Delete users", action_label="Delete for good", will="be deleted", danger=True, fields={},
+                   confirm_path="/users/bulk-delete",
+                   choice={"field": "reassign", "label": "Give their posts to", "selected": reassign_id,
+                           "options": [("", "nobody: keep them without an author")] + candidates})
+    try:
+        accounts_bulk.refuse_leaving_no_administrator(request.db, changing)
+        if form.get("confirm") != "yes":
+            return _users_confirm(request, form, rows, **confirm)
+        reassign = _reassign(request, actor, reassign_id)
+        with request.db.begin_nested():
+            done = accounts_bulk.delete_users(request.db, actor, changing, reassign=reassign)
+    except (InvalidParams, RestError) as exc:
+        return _users_confirm(request, form, rows, problem=exc, **confirm)
+    deleted = [r["name"] for r in rows if r["state"] == "change"]
+    parts = [f"{_plural(done['users'], 'user')} deleted" + (f": {', '.join(deleted)}" if deleted else "")]
+    if deleted:
+        parts.append(f"{_plural(done['posts'], 'post')} " + (f"given to {reassign.login}" if reassign is not None
+                                                             else "kept without an author")
+                     + f", {_plural(done['orders'], 'order')} kept as guest orders")
+    refused = [(r["name"], r["why"]) for r in rows if r["state"] == "refused"]
+    if refused:
+        parts.append(f"{len(refused)} refused: " + "; ".join(f"{name}: {why}" for name, why in refused))
+    return _back(request, "/users", form, "; ".join(parts) + ".")
+
+
+def _reassign(request, actor, reassign_id):
+    """The user the posts go to (None: nobody), or ``reassign`` named as a bad field."""
+    if not reassign_id:
+        return None
+    try:
+        return accounts.get_user(request.db, actor, int(reassign_id) if reassign_id.isdigit()
+                                 and len(reassign_id) <= 10 else 0)
+    except RestError:
+        raise InvalidParams({"reassign": "choose a user of this site"})
 
 
 # --- products -------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""The Users pages of the admin: the list (search, role, paging), a user's page (profile,
-password, role, disabling, sessions, application passwords), a new user and deleting one.
+"""The Users pages of the admin: the list (search, role with the count of each, sortable
+columns, paging; its bulk actions are in ``bulk``), a user's page (profile, password, role,
+disabling, sessions, application passwords, consumer keys), a new user and deleting one.
 Every change goes through ``storeplatform.components.shop.accounts``, the code of the REST routes and the
 command line: the same validation, the same rules of who may do what to whom.
 
@@ -9,7 +10,7 @@ from urllib.parse import urlencode
 from pyramid.httpexceptions import HTTPNotFound, HTTPSeeOther
 from sqlalchemy import func, select
 
-from storeplatform.components.shop import account_rules, accounts, user_keys
+from storeplatform.components.shop import account_rules, accounts, accounts_bulk, user_keys
 from storeplatform.core.errors import InvalidParams, RestError
 from .forms import form_values, refuse_form
 from .guard import admin_redirect, admin_url
@@ -22,7 +23,7 @@ PROFILE = AdminPage("profile", "Your profile", "/profile", "edit_posts", order=9
 ONE = r"/{id:\d+}"
 PER_PAGE = 50
 # The columns the list sorts by, each with its first direction, and the list's own (newest first).
-SORTS = {"login": "asc", "name": "asc", "since": "desc", "id": "desc"}
+SORTS = {"login": "asc", "email": "asc", "name": "asc", "since": "desc", "id": "desc"}
 DEFAULT_SORT = ("id", "desc")
 USER_PAGE = "admin/user.jinja2"
 FIELD_LABELS = {"email": "E-mail", "name": "Name", "role": "Role", "password": "New password",
@@ -53,30 +54,42 @@ def list_users(request):
     page = request.GET.get("page", "1")
     page = int(page) if page.isdigit() and 0 < len(page) <= 6 and int(page) > 0 else 1
     roles = account_rules.roles(request.db)
+    role = role if role in roles else ""
     orderby, order = list_sort(request, SORTS, DEFAULT_SORT)
-    stmt = accounts.users_query(request.db, actor, search=search or None, role=role if role in roles else None,
+    stmt = accounts.users_query(request.db, actor, search=search or None, role=role or None,
                                 orderby=orderby, order=order)
-    total = request.db.execute(select(func.count()).select_from(stmt.order_by(None).subquery())).scalar_one()
+    # The users of each role, kept by the database: the links above the list, and its total
+    # unless a search narrows it (then counted).
+    counts = accounts_bulk.role_counts(request.db)
+    total = request.db.execute(select(func.count()).select_from(stmt.order_by(None).subquery())).scalar_one() \
+        if search else counts.get(role, 0) if role else sum(counts.values())
     pages = max(1, -(-total // PER_PAGE))
     page = min(page, pages)
     users = request.db.execute(stmt.limit(PER_PAGE).offset((page - 1) * PER_PAGE)).scalars().all()
     # The list's query without its page: what the pager's and the headers' links carry.
-    sorting = ListQuery(search=search, extra={"role": role if role in roles else ""}, orderby=orderby, order=order,
+    sorting = ListQuery(search=search, extra={"role": role}, orderby=orderby, order=order,
                         default_sort=DEFAULT_SORT, sorts=SORTS)
     query = sorting.params()
+    # "All (5) | administrator (1) | customer (4)": every role someone has (and the one
+    # chosen), each a link to the list of that role, in the same order (the search is left).
+    sort = {k: v for k, v in query.items() if k in ("orderby", "order")}
+    role_links = [("", "All", sum(counts.values()), sort)] + [
+        (name, name, counts.get(name, 0), {**sort, "role": name}) for name in roles if counts.get(name) or name == role]
     return {"sorting": sorting, "title": "Users", "users": users, "total": total, "page": page, "pages": pages,
-            "search": search,
-            "role": role if role in roles else "", "roles": roles, "query": query,
+            "search": search, "role": role, "roles": roles, "query": query, "role_links": role_links,
             "may_create": actor.can("create_users"), "may_promote": actor.can("promote_users"),
+            "may_delete": actor.can("delete_users"),
             "bulk_choices": [(r, r) for r in roles], "back": urlencode({**query, "page": page} if page > 1 else query)}
 
 
 def _user_page(request, actor, user, *, values=None, errors=None, problem=None, new_password=None):
     keys = user_keys.list_app_passwords(request.db, actor, user) if accounts.may_edit(actor, user) else []
+    consumer_keys = user_keys.list_consumer_keys(request.db, actor, user) if accounts.may_edit(actor, user) else []
     return {
         "title": "Your profile" if actor.is_self(user) else f"User {user.login}",
         "item": user, "values": values or {"email": user.email, "name": user.display_name, "role": user.role},
         "errors": errors or {}, "problem": problem, "labels": FIELD_LABELS, "app_passwords": keys,
+        "consumer_keys": consumer_keys,
         "new_password": new_password, "is_self": actor.is_self(user),
         "may_edit": accounts.may_edit(actor, user), "may_promote": accounts.may_promote(actor, user),
         "may_delete": accounts.may_delete(actor, user), "roles": account_rules.roles(request.db),
@@ -183,6 +196,22 @@ def revoke_app_password(request):
     except (InvalidParams, RestError) as exc:
         return _refused(request, actor, user, exc)
     return admin_redirect(request, f"/users/{user.id}", notice=f"The application password {row.name} is revoked.")
+
+
+@admin_view(USERS, path=ONE + r"/consumer-keys/{key_id:\d+}/revoke", request_method="POST",
+            template=USER_PAGE, capability="edit_posts")
+def revoke_consumer_key(request):
+    """Revoke one of the user's consumer keys (as ``storeplatform consumer-key revoke``): a
+    request signed or sent with it is refused from the next one on, in every process."""
+    actor = _actor(request)
+    user = _user(request, actor)
+    key_id = request.matchdict["key_id"]
+    try:
+        row = user_keys.revoke_user_consumer_key(request.db, actor, user, int(key_id) if len(key_id) <= 10 else 0)
+    except (InvalidParams, RestError) as exc:
+        return _refused(request, actor, user, exc)
+    return admin_redirect(request, f"/users/{user.id}", notice=f"The consumer key ck_…{row.truncated_key} is revoked: "
+                                                               "requests made with it are refused.")
 
 
 @admin_view(USERS, path="/new", template="admin/user_new.jinja2", capability="create_users")

@@ -8,8 +8,17 @@ from storeplatform.core.auth.capabilities import ROLES
 from storeplatform.core.db import registry_of
 from storeplatform.core.errors import InvalidParams
 
+from .models import PROFILE_COLUMNS
+
 DEFAULT_ROLE = "customer"
 LOGIN_MAX, EMAIL_MAX, NAME_MAX, PASSWORD_MAX, APP_PASSWORD_NAME_MAX = 60, 200, 250, 1000, 200
+URL_MAX, DESCRIPTION_MAX, LOCALE_MAX = 200, 10000, 20
+# The profile fields of a user (#43), as WordPress names them; each "" when not given.
+PROFILE_FIELDS = PROFILE_COLUMNS
+# A locale as WordPress writes them: en_US, de_DE_formal, ast, pt_PT_ao90.
+LOCALE_PATTERN = r"^[a-z]{2,3}(_[A-Z]{2})?(_[a-z0-9]+)?$"
+_LOCALE = re.compile(LOCALE_PATTERN)
+_URL = re.compile(r"^https?://[^\s/?#]+[^\s]*$")
 # Letters, digits and . _ @ + - (a login travels in Basic headers and URLs, and looks like no
 # other login); not "ck_...", which Basic reads as a consumer key.
 LOGIN_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._@+-]*$"
@@ -79,9 +88,56 @@ def password_problem(password):
     return None
 
 
+def url_problem(url):
+    problem = text_problem(url, URL_MAX)
+    if problem:
+        return problem
+    if url and not _URL.match(url):
+        return f"{url!r} is not an http(s) URL"
+    return None
+
+
+def description_problem(text):
+    # Several paragraphs: line ends and tabs are text here, other control characters are not.
+    return text_problem(text.replace("\n", " ").replace("\r", " ").replace("\t", " ")
+                        if isinstance(text, str) else text, DESCRIPTION_MAX)
+
+
+def locale_problem(locale):
+    problem = text_problem(locale, LOCALE_MAX)
+    if problem:
+        return problem
+    if locale and not _LOCALE.match(locale):
+        return f"{locale!r} is not a locale such as en_US or de_DE"
+    return None
+
+
+def profile_problem(field, value):
+    """What is wrong with ``value`` for the profile field ``field`` (``PROFILE_FIELDS``), or None."""
+    if field == "url":
+        return url_problem(value)
+    if field == "description":
+        return description_problem(value)
+    if field == "locale":
+        return locale_problem(value)
+    return text_problem(value, NAME_MAX)
+
+
 def role_problem(session, role):
     if not isinstance(role, str) or role not in roles(session):
         return f"unknown role {role!r} (roles: {', '.join(roles(session))})"
+    return None
+
+
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+
+
+def app_id_problem(app_id):
+    """An application's id: a UUID (WordPress's rule), or empty for none."""
+    if not isinstance(app_id, str):
+        return "must be text"
+    if app_id and not _UUID.match(app_id):
+        return f"{app_id[:50]!r} is not a UUID"
     return None
 
 

@@ -19,9 +19,12 @@ Reading:
     button).
 
 Changing a user:
-    ``create_user``, ``update_user`` (e-mail, name, password, role, disabled: every change of one
-    form at once), and its one-change forms ``set_password``, ``set_role``, ``disable_user``,
-    ``enable_user``; ``delete_user(..., reassign=)``; ``end_sessions``.
+    ``create_user``, ``update_user`` (e-mail, name, password, role, disabled and the profile
+    fields of #43: every change of one form at once), and its one-change forms
+    ``set_password``, ``set_role``, ``disable_user``, ``enable_user``; ``rename_user`` (the
+    owner's, for logins that differ only in case); ``delete_user(..., reassign=)``;
+    ``end_sessions``. Logins and e-mail addresses are unique in any case (``refuse_taken``:
+    ``TakenLogin``, ``TakenEmail``, WordPress's codes; unique indexes behind them, sp0018).
 
 Credentials (``user_keys``, with the same rules):
     ``list_app_passwords``, ``issue_app_password`` (the plain text is returned once, never
@@ -43,21 +46,23 @@ deleted; ``credentials`` sessions_revoked (and ``user_keys``' application passwo
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import case, delete, func, or_, select, update
+from sqlalchemy.exc import IntegrityError
 
 from storeplatform.core.audit import audit
 from storeplatform.core.auth.capabilities import require
 from storeplatform.core.auth.identity import UserRecord
 from storeplatform.core.auth.passwords import hash_password, verify_password
-from storeplatform.core.db import get_by_id, hooks_of
+from storeplatform.core.db import get_by_id, hooks_of, registry_of
 from storeplatform.core.errors import FORBIDDEN, InvalidParams
 from storeplatform.core.plugins import call_action
 
 from .errors import (CANNOT_CHANGE_SELF, CANNOT_CREATE_USER, CANNOT_DELETE_USER, CANNOT_EDIT_ROLES, CANNOT_EDIT_USER,
                      LAST_ADMINISTRATOR, USER_DISABLED, USER_INVALID_ID)
-from .account_rules import DEFAULT_ROLE, check, email_problem, login_problem, name_problem, password_problem, role_problem
+from .account_rules import (DEFAULT_ROLE, PROFILE_FIELDS, check, email_problem, login_problem, name_problem,
+                            password_problem, profile_problem, role_problem)
 from .account_links import WELCOME, issue_link
-from .models import AppPassword, AuthSession, ConsumerKey, Order, Post, User
+from .models import UNIQUE_EMAIL_INDEX, UNIQUE_LOGIN_INDEX, AppPassword, AuthSession, ConsumerKey, Order, Post, User
 
 ADMINISTRATOR = "administrator"
 # The roles a user who may edit users but not promote them (a shop manager) may create and
@@ -134,9 +139,14 @@ def get_user(session, actor, user_id):
 
 
 def find_user(session, actor, login):
-    """The user with ``login`` when ``actor`` may see them, else ``rest_user_invalid_id``."""
-    user = session.execute(select(User).where(User.login == login)).scalar_one_or_none() \
-        if isinstance(login, str) else None
+    """The user with ``login`` (as written, else in any case: logins are unique whatever their
+    case, but a site migrated with duplicates names each exactly) when ``actor`` may see them,
+    else ``rest_user_invalid_id``."""
+    user = None
+    if isinstance(login, str):
+        found = session.execute(select(User).where(func.lower(User.login) == login.lower())
+                                .order_by(User.login != login, User.id).limit(2)).scalars().all()
+        user = found[0] if found and (found[0].login == login or len(found) == 1) else None
     if user is None or not may_view(actor, user):
         raise USER_INVALID_ID(f"no user with login {login!r}")
     return user
@@ -149,19 +159,48 @@ def _like(text):
 # What a list of users sorts by (the admin's ``orderby``): a total order each (the login is
 # unique, the others end with the id), read from an index in that order (``User``'s).
 ORDERBY = {"id": (User.id,), "login": (User.login,), "name": (User.display_name, User.id),
-           "since": (User.created_at, User.id)}
+           "since": (User.created_at, User.id), "email": (User.email, User.id),
+           # REST's names (WordPress's): the slug is the login lower-cased (its unique index, sp0018).
+           "registered_date": (User.created_at, User.id), "slug": (func.lower(User.login),)}
+# ``orderby="include"``: the order of the ``include`` ids given (WordPress's).
+ORDER_OF_INCLUDE = "include"
+# WordPress's ``who=authors``: the users whose role may write posts.
+AUTHORS = "authors"
 
 
-def users_query(session, actor, *, search=None, role=None, orderby="id", order="desc"):
+def users_query(session, actor, *, search=None, role=None, orderby="id", order="desc", roles=None, include=None,
+                exclude=None, slugs=None, who=None):
     """The select of the users ``actor`` may list (``list_users``), newest first (or by
-    ``orderby``, a key of ``ORDERBY``, in ``order``); ``search`` finds text in the login, e-mail
-    or name (any case), ``role`` keeps one role."""
+    ``orderby``, a key of ``ORDERBY`` or ``"include"``, in ``order``); ``search`` finds text in
+    the login, e-mail or name (any case), ``role`` keeps one role (refused when unknown),
+    ``roles`` any of several (an unknown one matches nobody, as in WordPress),
+    ``include`` / ``exclude`` ids, ``slugs`` logins in any case, ``who="authors"`` the users
+    whose role may write posts (``edit_posts``)."""
     if not actor.can("list_users"):
         raise FORBIDDEN("Sorry, you are not allowed to list users.")
-    check({"role": role_problem(session, role) if role is not None else None})
-    stmt = select(User).order_by(*(c.desc() if order == "desc" else c.asc() for c in ORDERBY[orderby]))
+    check({"role": role_problem(session, role) if role is not None else None,
+           "orderby": "orderby=include needs include" if orderby == ORDER_OF_INCLUDE and not include else None,
+           "who": f"must be {AUTHORS!r}" if who not in (None, AUTHORS) else None})
+    if orderby == ORDER_OF_INCLUDE:
+        # Each id's place in ``include``, then the id: a total order of a list that small.
+        place = case({user_id: n for n, user_id in enumerate(dict.fromkeys(include))}, value=User.id, else_=len(include))
+        keys = (place, User.id)
+    else:
+        keys = ORDERBY[orderby]
+    stmt = select(User).order_by(*(c.desc() if order == "desc" else c.asc() for c in keys))
     if role is not None:
         stmt = stmt.where(User.role == role)
+    if roles:
+        stmt = stmt.where(User.role.in_(sorted(set(roles))))
+    if who == AUTHORS:
+        capabilities = registry_of(session)["auth.role_capabilities"]
+        stmt = stmt.where(User.role.in_(sorted(r for r, caps in capabilities.items() if "edit_posts" in caps)))
+    if include:
+        stmt = stmt.where(User.id.in_(sorted(set(include))))
+    if exclude:
+        stmt = stmt.where(User.id.not_in(sorted(set(exclude))))
+    if slugs:
+        stmt = stmt.where(func.lower(User.login).in_(sorted({slug.lower() for slug in slugs})))
     if search:
         like = _like(search)
         stmt = stmt.where(or_(User.login.ilike(like, escape="\\"), User.email.ilike(like, escape="\\"),
@@ -191,26 +230,28 @@ def reassign_candidates(session, user, limit=500):
 
 # --- changing a user -------------------------------------------------------------------------
 
-def create_user(session, actor, *, login, role=None, email="", name=None, password=None, welcome=False):
+def create_user(session, actor, *, login, role=None, email="", name=None, password=None, welcome=False, **profile):
     """A new user (``role`` defaults to customer, ``name`` to the login); returns the ``User``.
     ``create_users`` is needed, and ``promote_users`` for any role but customer. ``welcome``: a
     user made without a password but with an e-mail address gets a link to set one (the admin's
-    form and REST ask for it; the command line does not)."""
+    form and REST ask for it; the command line does not). ``profile``: any of ``PROFILE_FIELDS``
+    (first_name, last_name, nickname, url, description, locale). A login or an e-mail address
+    another user has, in any case, is refused (``TakenLogin``, ``TakenEmail``)."""
     role = DEFAULT_ROLE if role is None else role
     check({"login": login_problem(login), "role": role_problem(session, role), "email": email_problem(email),
             "name": name_problem(name) if name is not None else None,
-            "password": password_problem(password) if password is not None else None})
+            "password": password_problem(password) if password is not None else None,
+            **_profile_problems(profile)})
     if not actor.can("create_users"):
         raise CANNOT_CREATE_USER()
     if not _may_handle_role(actor, role):
         raise CANNOT_CREATE_USER(f"Sorry, you may create users with the role "
                                  f"{' or '.join(sorted(EDITABLE_WITHOUT_PROMOTE))} only.")
-    if session.execute(select(User.id).where(User.login == login)).first() is not None:
-        raise InvalidParams({"login": f"a user with login {login!r} exists already"})
+    refuse_taken(session, login=login, email=email)
     user = User(login=login, role=role, email=email, display_name=login if name is None else name,
-                password_hash=hash_password(password) if password is not None else None)
+                password_hash=hash_password(password) if password is not None else None, **profile)
     session.add(user)
-    session.flush()
+    _flush_unique(session)
     audit(session, "users", "created", user.login, {"user_id": user.id, "role": role, "email": email})
     if welcome and password is None and email:
         issue_link(session, user, WELCOME)
@@ -218,6 +259,69 @@ def create_user(session, actor, *, login, role=None, email="", name=None, passwo
 
 
 _UNCHANGED = object()
+
+
+class TakenLogin(InvalidParams):
+    """A login another user has (any case): WordPress's ``existing_user_login``."""
+
+    code = "existing_user_login"
+
+
+class TakenEmail(InvalidParams):
+    """An e-mail address another user has (any case): WordPress's ``existing_user_email``."""
+
+    code = "existing_user_email"
+
+
+def login_taken(session, login, user=None):
+    """Whether another user than ``user`` has ``login``, in any case (its unique index)."""
+    stmt = select(User.id).where(func.lower(User.login) == login.lower())
+    if user is not None:
+        stmt = stmt.where(User.id != user.id)
+    return session.execute(stmt.limit(1)).first() is not None
+
+
+def email_taken(session, email, user=None):
+    """Whether another user than ``user`` has ``email`` (not empty), in any case (its partial
+    unique index: the condition ``email <> ''`` is what lets the database use it)."""
+    if not email:
+        return False
+    stmt = select(User.id).where(User.email != "", func.lower(User.email) == email.lower())
+    if user is not None:
+        stmt = stmt.where(User.id != user.id)
+    return session.execute(stmt.limit(1)).first() is not None
+
+
+def refuse_taken(session, *, login=None, email=None, user=None):
+    """Raise ``TakenLogin`` (both named when the address is taken too) or ``TakenEmail``."""
+    taken = {}
+    if login is not None and login_taken(session, login, user):
+        taken["login"] = "Sorry, that username already exists! (another user has it, in upper or lower case)"
+    if email and email_taken(session, email, user):
+        taken["email"] = "Sorry, that email address is already used! (another user has it, in upper or lower case)"
+    if taken:
+        raise (TakenLogin if "login" in taken else TakenEmail)(taken)
+
+
+def _flush_unique(session):
+    """Flush; a login or an address taken by a transaction committed meanwhile (the check above
+    could not see it) is the same refusal as one seen before, not a conflict of the database."""
+    try:
+        session.flush()
+    except IntegrityError as exc:
+        text = str(exc.orig)
+        if UNIQUE_EMAIL_INDEX in text:
+            raise TakenEmail({"email": "Sorry, that email address is already used!"}) from exc
+        if UNIQUE_LOGIN_INDEX in text or "users.login" in text or "uq_users_login" in text:
+            raise TakenLogin({"login": "Sorry, that username already exists!"}) from exc
+        raise
+
+
+def _profile_problems(profile):
+    unknown = set(profile) - set(PROFILE_FIELDS)
+    if unknown:
+        raise TypeError(f"unknown profile field(s): {', '.join(sorted(unknown))}")
+    return {field: profile_problem(field, value) for field, value in profile.items()}
 
 
 class WrongCurrentPassword(InvalidParams):
@@ -241,15 +345,19 @@ def guessing_current_password(request, actor, user, changes):
 
 
 def update_user(session, actor, user, *, email=_UNCHANGED, name=_UNCHANGED, password=_UNCHANGED,
-                current_password=None, role=_UNCHANGED, disabled=_UNCHANGED):
+                current_password=None, role=_UNCHANGED, disabled=_UNCHANGED, **profile):
     """Change what is given of ``user``, all or nothing (the caller's transaction is aborted
     with the error). Changing one's own password needs ``current_password`` (except on the
     command line); a role needs ``promote_users`` and is never one's own; disabling is never
     one's own either; the last active administrator keeps the role and stays enabled. A new
-    password, a new role or disabling ends every session and token issued before."""
-    check(_change_problems(session, email, name, password, role, disabled))
+    password, a new role or disabling ends every session and token issued before. ``profile``:
+    any of ``PROFILE_FIELDS``. An e-mail address another user has (any case) is refused
+    (``TakenEmail``)."""
+    check({**_change_problems(session, email, name, password, role, disabled), **_profile_problems(profile)})
     if not may_edit(actor, user):
         raise CANNOT_EDIT_USER()
+    if email is not _UNCHANGED and email.lower() != (user.email or "").lower():
+        refuse_taken(session, email=email, user=user)
     new_role = role is not _UNCHANGED and role != user.role
     disabling = disabled is True and not user.disabled
     enabling = disabled is False and user.disabled
@@ -261,18 +369,21 @@ def update_user(session, actor, user, *, email=_UNCHANGED, name=_UNCHANGED, pass
         _check_current_password(user, current_password)
     if user.role == ADMINISTRATOR and not user.disabled and (new_role or disabling):
         _keep_an_administrator(session, user)
-    before = {"email": user.email, "name": user.display_name, "role": user.role}
+    before = {"email": user.email, "name": user.display_name, "role": user.role,
+              **{field: getattr(user, field) for field in PROFILE_FIELDS}}
     if email is not _UNCHANGED:
         user.email = email
     if name is not _UNCHANGED:
         user.display_name = name
+    for field, value in profile.items():
+        setattr(user, field, value)
     if password is not _UNCHANGED:
         user.password_hash = hash_password(password)
     if new_role:
         user.role = role
     if disabling or enabling:
         user.disabled = disabling
-    session.flush()
+    _flush_unique(session)
     ended = revoked = None
     if password is not _UNCHANGED or new_role or disabling:
         ended = _end_sessions(session, user)
@@ -285,8 +396,9 @@ def update_user(session, actor, user, *, email=_UNCHANGED, name=_UNCHANGED, pass
 def _report_update(session, actor, user, before, password, disabling, enabling, ended, revoked):
     """The audit entries of one ``update_user``: one per kind of change it made."""
     ids = {"user_id": user.id}
-    profile = {field: {"old": before[field], "new": now} for field, now in (("email", user.email),
-                                                                            ("name", user.display_name))
+    profile = {field: {"old": before[field], "new": now}
+               for field, now in (("email", user.email), ("name", user.display_name),
+                                  *((field, getattr(user, field)) for field in PROFILE_FIELDS))
                if now != before[field]}
     if profile:
         audit(session, "users", "changed", user.login, {**ids, **profile})
@@ -319,6 +431,24 @@ def _check_current_password(user, current_password):
         raise InvalidParams({"current_password": "your current password is needed to change it"})
     if not verify_password(current_password, user.password_hash):
         raise WrongCurrentPassword({"current_password": "is not your current password"})
+
+
+def rename_user(session, actor, user, login):
+    """Give ``user`` the login ``login`` (the owner's way to resolve logins that differ only in
+    case, ``storeplatform user rename``; WordPress never renames). Needs ``promote_users``;
+    sessions and credentials stay (they name the user by id; a Basic client sends the new
+    login from now on)."""
+    check({"login": login_problem(login)})
+    if not actor.can("promote_users") or not may_edit(actor, user):
+        raise CANNOT_EDIT_USER()
+    if login == user.login:
+        return user
+    refuse_taken(session, login=login, user=user)
+    before = user.login
+    user.login = login
+    _flush_unique(session)
+    audit(session, "users", "renamed", user.login, {"user_id": user.id, "old": before, "new": login})
+    return user
 
 
 def set_password(session, actor, user, password, *, current_password=None):

@@ -10,7 +10,7 @@ from storeplatform.core.errors import RestError
 from storeplatform.core.hookspecs import hookimpl
 from storeplatform.core.values import is_digits
 
-from . import accounts, user_keys
+from . import accounts, duplicates, user_keys
 from .accounts import OWNER
 from .models import ConsumerKey
 
@@ -142,6 +142,21 @@ def add_account_commands(user_sub):
     remove.add_argument("login")
     remove.add_argument("--reassign", metavar="LOGIN", help="the user who gets the deleted user's posts")
     remove.set_defaults(func=cmd_user_delete)
+    set_email = user_sub.add_parser("set-email", help="a new e-mail address (\"\" for none); refused when "
+                                                       "another user has it, in any case")
+    set_email.add_argument("login")
+    set_email.add_argument("email")
+    set_email.set_defaults(func=cmd_user_set_email)
+    rename = user_sub.add_parser("rename", help="a new login (to resolve logins that differ only in case); "
+                                                "sessions and credentials stay")
+    rename.add_argument("login")
+    rename.add_argument("new_login")
+    rename.set_defaults(func=cmd_user_rename)
+    dupes = user_sub.add_parser("duplicates", help="the logins and e-mail addresses several users share (any "
+                                                  "case); --fix makes the unique indexes once none is left")
+    dupes.add_argument("--fix", action="store_true", help="make the unique index of each column without "
+                                                          "duplicates left (migration sp0018 left it out)")
+    dupes.set_defaults(func=cmd_user_duplicates)
     user_sessions = user_sub.add_parser("sessions", help="a user's cookie sessions and JWTs")
     sessions_sub = user_sessions.add_subparsers(dest="sessions_command", metavar="ACTION", parser_class=Parser)
     sessions_sub.required = True
@@ -161,7 +176,8 @@ def add_app_password_commands(user_sub):
     create.add_argument("login")
     create.add_argument("--name", default="cli")
     create.set_defaults(func=cmd_app_password)
-    listing = app_sub.add_parser("list", help="a user's application passwords: id, name, created")
+    listing = app_sub.add_parser("list", help="a user's application passwords: id, name, created, last used "
+                                              "(day and address)")
     listing.add_argument("login")
     listing.set_defaults(func=cmd_app_password_list)
     revoke = app_sub.add_parser("revoke", help="revoke an application password (or --all of the user's)")
@@ -262,6 +278,44 @@ def cmd_user_delete(env, args):
     return 0
 
 
+def cmd_user_set_email(env, args):
+    with env.transaction() as session:
+        user = _find_user(session, args.login)
+        accounts.update_user(session, OWNER, user, email=args.email)
+    print(f"e-mail address of {args.login} is now {args.email or '(none)'}")
+    return 0
+
+
+def cmd_user_rename(env, args):
+    with env.transaction() as session:
+        accounts.rename_user(session, OWNER, _find_user(session, args.login), args.new_login)
+    print(f"{args.login} is now {args.new_login}")
+    return 0
+
+
+def cmd_user_duplicates(env, args):
+    """Each group of users sharing a login or an e-mail address (any case), and the commands
+    that resolve them; with --fix, the missing unique indexes made where none is left."""
+    with env.transaction() as session:
+        found = duplicates.duplicates(session)
+        made, blocked = duplicates.make_missing_indexes(session) if args.fix else ([], [])
+        missing = duplicates.missing_indexes(session) if not args.fix else blocked
+    rows = [("login", str(user_id), login, "-") for group in found["login"] for user_id, login in group]
+    rows += [("email", str(user_id), login, email) for group in found["email"] for user_id, login, email in group]
+    if rows:
+        print(table(("SHARED", "ID", "LOGIN", "EMAIL"), rows))
+        print("resolve each: user set-email LOGIN EMAIL, user rename LOGIN NEW_LOGIN, or user delete LOGIN "
+              "--reassign LOGIN; then user duplicates --fix")
+    else:
+        print("no login or e-mail address is shared by several users")
+    for name in made:
+        print(f"made the unique index {name}")
+    if missing:
+        print(f"missing unique index(es): {', '.join(missing)}" + ("" if args.fix else " (user duplicates --fix)"))
+        return 1 if args.fix else 0
+    return 0
+
+
 def cmd_user_sessions_end(env, args):
     with env.transaction() as session:
         ended = accounts.end_sessions(session, OWNER, _find_user(session, args.login))
@@ -271,9 +325,11 @@ def cmd_user_sessions_end(env, args):
 
 def cmd_app_password_list(env, args):
     with env.transaction() as session:
-        rows = [(str(row.id), " ".join(row.name.split()) or "-", row.created_at.strftime("%Y-%m-%d %H:%M UTC"))
+        rows = [(str(row.id), " ".join(row.name.split()) or "-", row.created_at.strftime("%Y-%m-%d %H:%M UTC"),
+                 # Recorded at most once a day (credentials.record_use), from this address.
+                 f"{row.last_used_at:%Y-%m-%d} {row.last_ip or ''}".strip() if row.last_used_at else "never")
                 for row in user_keys.list_app_passwords(session, OWNER, _find_user(session, args.login))]
-    print(table(("ID", "NAME", "CREATED"), rows))
+    print(table(("ID", "NAME", "CREATED", "LAST_USED"), rows))
     return 0
 
 

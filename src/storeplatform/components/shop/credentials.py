@@ -4,15 +4,17 @@ Application passwords and consumer keys over Basic, cookie session + nonce, JWT 
 """
 import base64
 import binascii
+import logging
 import time
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 import jwt
-from sqlalchemy import select
+from sqlalchemy import and_, bindparam, func, or_, select, update
 
 from storeplatform.core.client import request_is_https
 from storeplatform.core.cache import cached
+from storeplatform.core.queue import enqueue_after_commit
 from storeplatform.core.db.types import utcnow
 from storeplatform.core.values import id_in_range
 from storeplatform.core.hookspecs import hookimpl
@@ -23,6 +25,8 @@ from storeplatform.core.auth.identity import Identity, UserRecord
 from storeplatform.core.auth.passwords import verify_password
 from storeplatform.core.auth.sealed import seal, unseal
 from storeplatform.core.auth.tokens import constant_time_equal, keyed_hash, random_token
+
+log = logging.getLogger(__name__)
 
 SESSION_COOKIE = "storeplatform_session"
 NONCE_TICK = 12 * 3600
@@ -89,21 +93,68 @@ def hash_app_password(secret, password):
     return keyed_hash(secret, "".join(password.split()), "app_password")
 
 
-def new_app_password(session, secret, user, name):
+def new_app_password(session, secret, user, name, app_id=""):
     """Create an application password; return the plain text (shown once, grouped by four)."""
     password = random_token(24)
-    session.add(AppPassword(user_id=user.id, name=name, token_hash=hash_app_password(secret, password)))
+    session.add(AppPassword(user_id=user.id, name=name, token_hash=hash_app_password(secret, password),
+                            app_id=app_id))
     return " ".join(password[i:i + 4] for i in range(0, 24, 4))
 
 
 def app_password_identity(request, login, password):
+    """The user of an application password; ``login`` is their login or e-mail address, in any
+    case (as WordPress takes either). Its use is recorded at most once a day (``record_use``):
+    a request of a password this process recorded in the last day writes and reads nothing more."""
     password = "".join(password.split())  # spaces are ignored, as displayed in groups
     if len(password) != 24 or not password.isalnum():
         raise _failed()
-    user = _app_password_user(request.db, hash_app_password(_secret(request), password))
-    if user is None or not constant_time_equal(user.login, login):
+    token_hash = hash_app_password(_secret(request), password)
+    found = _app_password_user(request.db, token_hash)
+    if found is None:
         raise _failed()
-    return Identity(user, "app_password")
+    user, password_id = found
+    if not constant_time_equal(user.login.lower(), login.lower()) and not (
+            user.email and constant_time_equal(user.email.lower(), login.lower())):
+        raise _failed()
+    if _USES.get(token_hash, 0.0) < time.time() - USE_PERIOD:
+        record_use(request, token_hash, password_id)
+    return Identity(user, "app_password", None, password_id)
+
+
+# Application passwords' use, as WordPress records it: the time and address of a use at most once
+# a day per password, so that a busy client writes nothing per request. ``_USES``: the time this
+# process last recorded (or found recorded) each password's use, by its hash (an id may name
+# another password after a restore); a warm request only looks it up.
+USE_PERIOD = 24 * 3600
+_USES = {}
+_USES_KEPT = 10000
+
+
+def record_use(request, token_hash, password_id):
+    """Note now as the last use of application password ``password_id`` and the request's
+    address as its last address, unless a use was recorded in the last day (by any process):
+    a task sent once the request's transaction commits (the request's own transaction may be
+    read-only, and what it does is the request's work, counted and traced as such), which a
+    worker runs as one conditional UPDATE. The write moves no generation (``AppPassword``'s
+    ``generation_columns``): no kept identity is read again."""
+    now = time.time()
+    if len(_USES) >= _USES_KEPT:
+        _USES.clear()
+    _USES[token_hash] = now
+    address = (request.client_address or "")[:45] or None
+    enqueue_after_commit(request.db, USE_TASK, password_id, now, address)
+
+
+USE_TASK = "storeplatform.app_password_used"
+
+
+def app_password_used(ctx, password_id, now, address):
+    """The task of ``record_use``: at most one write a day per password, whichever process sent it."""
+    at = datetime.fromtimestamp(now, timezone.utc)
+    ctx.session.execute(
+        update(AppPassword).where(AppPassword.id == password_id, or_(
+            AppPassword.last_used_at.is_(None), AppPassword.last_used_at < at - timedelta(seconds=USE_PERIOD)))
+        .values(last_used_at=at, last_ip=address).execution_options(synchronize_session=False))
 
 
 # --- consumer keys -----------------------------------------------------------------------
@@ -138,8 +189,10 @@ class _KeptKey:
 
 @cached
 def _app_password_user(session, token_hash):
+    """(the ``UserRecord``, the password's id), or None (no such password, or a disabled user)."""
     row = session.execute(select(AppPassword).where(AppPassword.token_hash == token_hash)).scalar_one_or_none()
-    return None if row is None else active_record(row.user)
+    record = None if row is None else active_record(row.user)
+    return None if record is None else (record, row.id)
 
 
 @cached
@@ -287,15 +340,24 @@ def cookie_identity(request):
 
 
 def user_for_password(session, login, password):
-    """The user with ``login`` when ``password`` is theirs and the user is not disabled, else
-    None (the same answer and the same time either way: a guesser learns nothing)."""
-    user = session.execute(select(User).where(User.login == login)).scalar_one_or_none()
+    """The user with ``login`` (a login or an e-mail address, any case, as WordPress takes
+    either; a login first, should one be another user's address) when ``password`` is theirs and
+    the user is not disabled, else None (the same answer and the same time either way: a guesser
+    learns nothing). One statement, served by the unique indexes of lower(login) and of
+    lower(email) (sp0018)."""
+    user = session.execute(_BY_LOGIN_OR_EMAIL, {"key": login.lower(), "login": login}).scalar_one_or_none()
     # Verify against a dummy hash when the login is unknown, so timing does not tell.
     stored = user.password_hash if user is not None else _DUMMY_HASH
     if not verify_password(password, stored) or user is None or user.disabled:
         return None
     return user
 
+
+# Built once: a login's statement is then a lookup of SQLAlchemy's compiled cache.
+_BY_LOGIN_OR_EMAIL = (
+    select(User).where(or_(func.lower(User.login) == bindparam("key"),
+                           and_(User.email != "", func.lower(User.email) == bindparam("key"))))
+    .order_by(func.lower(User.login) != bindparam("key"), User.login != bindparam("login"), User.id).limit(1))
 
 _DUMMY_HASH = "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
 

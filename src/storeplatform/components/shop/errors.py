@@ -25,4 +25,10 @@ CANNOT_CHANGE_SELF = ErrorCode(403, "rest_user_cannot_change_self",
                                "another administrator can.")
 LAST_ADMINISTRATOR = ErrorCode(409, "rest_user_last_administrator",
                                "The site's last active administrator cannot be demoted, disabled or deleted.")
+# WordPress's refusals of "introspect" (#43): the password that authenticated this request.
+NO_AUTHENTICATED_APP_PASSWORD = ErrorCode(404, "rest_no_authenticated_app_password",
+                                          "Cannot introspect application password.")
+CANNOT_INTROSPECT_OTHER = ErrorCode(403, "rest_cannot_introspect_app_password_for_non_authenticated_user",
+                                    "The authenticated application password can only be introspected for the "
+                                    "current user.")
 USER_DISABLED = ErrorCode(409, "rest_user_disabled", "The user is disabled: enable the user first.")

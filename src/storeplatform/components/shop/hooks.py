@@ -1,5 +1,7 @@
 """The shop's own hook implementations (registered as a component): the store's options, the
 demo data, and the purge of expired cookie sessions."""
+import logging
+
 from huey import crontab
 from sqlalchemy import delete
 
@@ -7,6 +9,8 @@ from storeplatform.core.db.types import utcnow
 from storeplatform.core.hookspecs import hookimpl
 from storeplatform.core.options import OptionSpec
 from storeplatform.core.queue import Periodic
+
+log = logging.getLogger(__name__)
 
 POSITIONS = ("left", "right", "left_space", "right_space")
 
@@ -39,15 +43,24 @@ def storeplatform_site_options():
 
 @hookimpl
 def storeplatform_start_summary(registry, session, url, command):
-    """The demo users that still log in with the demo password, and how to call REST as the first."""
+    """The demo users that still log in with the demo password, and how to call REST as the first;
+    the unique indexes of logins and e-mail addresses that migration sp0018 left out for duplicates."""
     from .demo import DEMO_PASSWORD, demo_logins
+    from .duplicates import missing_indexes
 
+    lines = []
+    missing = missing_indexes(session)
+    if missing:
+        log.warning("users: the unique index(es) %s are missing: several users share a login or an e-mail address "
+                    "(any case); `%s user duplicates` lists them", ", ".join(missing), command)
+        lines.append(f"  users:     logins or e-mail addresses shared by several users (the unique index(es) "
+                     f"{', '.join(missing)} are missing): {command} user duplicates")
     logins = demo_logins(session)
     if not logins:
-        return None
+        return lines or None
     first = logins[0][0]
     prefix = registry.settings["storeplatform.rest_prefix"]
-    return [f"  logins:    {', '.join(f'{login} ({role})' for login, role in logins)}, password {DEMO_PASSWORD}",
+    return lines + [f"  logins:    {', '.join(f'{login} ({role})' for login, role in logins)}, password {DEMO_PASSWORD}",
             f"  an application password for REST clients: {command} user app-password {first}",
             f"  REST as {first}: curl -u \"{first}:$({command} user app-password {first})\" "
             f"{url}{prefix}/store/v1/users/me"]
@@ -69,3 +82,10 @@ def purge_expired_sessions(ctx):
 @hookimpl
 def storeplatform_periodic_tasks():
     return [Periodic("storeplatform.purge_expired_sessions", crontab(minute="17", hour="3"), purge_expired_sessions)]
+
+
+@hookimpl
+def storeplatform_tasks():
+    from .credentials import USE_TASK, app_password_used
+
+    return {USE_TASK: app_password_used}

@@ -1,5 +1,7 @@
 """Tables of the shop: users and credentials, content, products, orders (the kernel's own, options
 and login throttling, are in ``storeplatform.core.models``)."""
+from uuid import uuid4
+
 from sqlalchemy import JSON, Boolean, false, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -8,12 +10,27 @@ from storeplatform.core.db.meta import Base
 from storeplatform.core.db.types import Money, UTCDateTime, utcnow
 
 
+# The unique indexes of logins and e-mail addresses, any case (sp0018), and their expressions.
+UNIQUE_LOGIN_INDEX, UNIQUE_EMAIL_INDEX = "ux_users_login_lower", "ux_users_email_lower"
+
+
+PROFILE_COLUMNS = ("first_name", "last_name", "nickname", "url", "description", "locale")
+
+
 class User(Base):
     __tablename__ = "users"
     # Users per role kept by the database (db/counts.py): the admin's customers list's total.
     # The admin's users list sorted by name or by date joined (accounts.ORDERBY; the login is unique).
     __table_args__ = (Index("ix_users_role_id", "role", "id"), Index("ix_users_display_name_id", "display_name", "id"),
                       Index("ix_users_created_id", "created_at", "id"),
+                      # Logins and e-mail addresses are unique whatever their case (#43, sp0018): a
+                      # login (or its ``slug``) and an e-mail address are found by these. Declared as
+                      # alembic compares PostgreSQL's (its casts left out); SQLite's (the same SQL,
+                      # sp0018) cannot be reflected, so are not compared. On a database whose users
+                      # had duplicates when sp0018 ran they wait for ``user duplicates --fix``.
+                      Index(UNIQUE_LOGIN_INDEX, text("lower(login)"), unique=True).ddl_if(dialect="postgresql"),
+                      Index(UNIQUE_EMAIL_INDEX, text("lower(email)"), unique=True,
+                            postgresql_where=text("((email)::text <> ''::text)")).ddl_if(dialect="postgresql"),
                       {"info": {"generation": "auth", "counts": (("role",),)}})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -28,18 +45,40 @@ class User(Base):
     # Raised whenever every session and token issued before must end (password or role change,
     # disabling, "end sessions"): a JWT carries the version it was issued under.
     auth_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0", nullable=False)
+    # The profile WordPress's users carry (#43); "" when not given. ``locale`` "": the site's.
+    first_name: Mapped[str] = mapped_column(String(250), default="", server_default="", nullable=False)
+    last_name: Mapped[str] = mapped_column(String(250), default="", server_default="", nullable=False)
+    nickname: Mapped[str] = mapped_column(String(250), default="", server_default="", nullable=False)
+    url: Mapped[str] = mapped_column(String(200), default="", server_default="", nullable=False)
+    description: Mapped[str] = mapped_column(Text, default="", server_default="", nullable=False)
+    locale: Mapped[str] = mapped_column(String(20), default="", server_default="", nullable=False)
+
+    @property
+    def profile(self):
+        """(name, value) of each profile field: what an identity's record keeps of them."""
+        return tuple((name, getattr(self, name)) for name in PROFILE_COLUMNS)
 
 
 class AppPassword(Base):
     __tablename__ = "app_passwords"
-    __table_args__ = {"info": {"generation": "auth"}}
+    # Its use (last_used_at, last_ip: written at most once a day) moves no generation: what is
+    # kept of a password (an identity) reads none of it, and nobody's identity is read again.
+    __table_args__ = (Index("ux_app_passwords_uuid", "uuid", unique=True),
+                      {"info": {"generation": "auth", "generation_columns": (
+                          "id", "user_id", "name", "token_hash", "created_at", "uuid", "app_id")}})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     name: Mapped[str] = mapped_column(String(200), default="")
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at = mapped_column(UTCDateTime, default=utcnow, nullable=False)
+    # When and from where the password was last used: written at most once a day (credentials.py).
     last_used_at = mapped_column(UTCDateTime, nullable=True)
+    last_ip: Mapped[str | None] = mapped_column(String(45), nullable=True)
+    # WordPress's names for it (#43): a random UUID (filled for older rows by sp0018; never NULL
+    # once written) and the UUID of the application it was made for ("" when none was said).
+    uuid: Mapped[str | None] = mapped_column(String(36), default=lambda: str(uuid4()), nullable=True)
+    app_id: Mapped[str] = mapped_column(String(36), default="", server_default="", nullable=False)
 
     user = relationship(User, lazy="joined")
 

@@ -2,7 +2,7 @@
 key sets a new password (``account_links``). Asking answers the same whether an account matches
 or not, and is throttled as logins are (each request counts as a guess of what was typed, from
 the caller's address), so that nobody can learn who has an account or fill a user's mailbox."""
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import and_, delete, func, or_, select
 
 from storeplatform.core.auth.throttle import record_failure, refuse_if_throttled, too_many_attempts
 from storeplatform.core.errors import InvalidParams
@@ -32,8 +32,12 @@ def ask_for_link(request, who):
     if retry_after is not None:
         raise too_many_attempts(retry_after)
     session = request.db
-    user = session.execute(select(User).where(or_(User.login == who, func.lower(User.email) == who.lower()))
-                           .order_by(User.login != who, User.id).limit(1)).scalar_one_or_none()
+    # A login or an address in any case (#43: both unique so), through their unique indexes.
+    key = who.lower()
+    user = session.execute(select(User).where(or_(func.lower(User.login) == key,
+                                                  and_(User.email != "", func.lower(User.email) == key)))
+                           .order_by(func.lower(User.login) != key, User.login != who, User.id).limit(1)
+                           ).scalar_one_or_none()
     if user is not None and not user.disabled and user.email:
         issue_link(session, user, LOST_PASSWORD)
 

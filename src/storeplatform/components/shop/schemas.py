@@ -5,7 +5,8 @@ from . import account_rules
 from storeplatform.core.auth.capabilities import ROLES
 from storeplatform.core.rest import DecimalText, PaginationSchema, StrictBoolean, StrictInt, StrictString, make_partial
 from storeplatform.core.rest.schema import deserialize
-from storeplatform.core.rest.types import DateText, OptionalId, RowId, bound_check, money_amount, once
+from storeplatform.core.rest.types import (DateText, IdList, OptionalId, RowId, TextList, bound_check, money_amount,
+                                          once)
 from .models import User
 from .orders import BILLING_FIELDS, STATUSES as ORDER_STATUSES, line_problems, load_products
 from .products import STATUSES as PRODUCT_STATUSES, TYPES as PRODUCT_TYPES, product_problems
@@ -190,45 +191,139 @@ def _account_text(name, problem, max_length, description, **kw):
 ROLE_DESCRIPTION = f"One of the site's roles ({', '.join(ROLES)}, and those plugins add)."
 
 
-class UserBody(colander.MappingSchema):
-    login = colander.SchemaNode(
-        StrictString(), validator=account_rule(account_rules.login_problem, colander.All(
+# What a client written for WordPress sends back of a user it read, and WordPress ignores: read
+# here too, and ignored (every other unknown field is refused, naming it).
+USER_READ_ONLY = ("id", "link", "avatar_urls", "capabilities", "extra_capabilities", "registered_date",
+                  "date_created", "_links", "_embedded", "meta")
+LOGIN_DESCRIPTION = "The login, for ever: letters, digits and . _ @ + - (not starting with ck_)."
+CONTEXTS = ("view", "embed", "edit")
+
+
+def _login_node(name, description, **kw):
+    return colander.SchemaNode(
+        StrictString(), name=name, validator=account_rule(account_rules.login_problem, colander.All(
             colander.Length(min=1, max=account_rules.LOGIN_MAX), colander.Regex(account_rules.LOGIN_PATTERN))),
-        description="The login, for ever: letters, digits and . _ @ + - (not starting with ck_).")
-    email = _account_text("email", account_rules.email_problem, account_rules.EMAIL_MAX, "E-mail address.", missing="")
+        description=description, **kw)
+
+
+def _profile_nodes(schema):
+    """The profile fields (WordPress's) of a user's body, each optional."""
+    for field, max_length, description in (
+            ("first_name", account_rules.NAME_MAX, "First name."), ("last_name", account_rules.NAME_MAX, "Last name."),
+            ("nickname", account_rules.NAME_MAX, "Nickname."),
+            ("url", account_rules.URL_MAX, "Website (an http(s) URL, or empty)."),
+            ("description", account_rules.DESCRIPTION_MAX, "Biographical info."),
+            ("locale", account_rules.LOCALE_MAX, "Locale (en_US, de_DE ...; empty: the site's).")):
+        schema.add(_account_text(field, lambda value, field=field: account_rules.profile_problem(field, value),
+                                 max_length, description, missing=colander.drop))
+
+
+class _Roles(colander.SequenceSchema):
+    role = colander.SchemaNode(StrictString(), validator=known_role)
+
+
+class UserBody(colander.MappingSchema):
+    """A new user, in this API's names (``login``, ``role``) or WordPress's (``username``,
+    ``roles``: one role, as a user has one here)."""
+
+    known_only = True
+    tolerated = USER_READ_ONLY
+    # For the OpenAPI document: one of the two names is required.
+    json_schema_extra = {"anyOf": [{"required": ["login"]}, {"required": ["username"]}]}
+
+    login = _login_node("login", LOGIN_DESCRIPTION, missing=colander.drop)
+    username = _login_node("username", "WordPress's name of login.", missing=colander.drop)
+    email = _account_text("email", account_rules.email_problem, account_rules.EMAIL_MAX,
+                          "E-mail address (unique, any case).", missing="")
     name = _account_text("name", account_rules.name_problem, account_rules.NAME_MAX, "Display name (default: the login).",
                          missing=colander.drop)
     password = _account_text("password", account_rules.password_problem, account_rules.PASSWORD_MAX,
                              "Password for cookie login and JWT (none: application passwords only).",
                              missing=colander.drop)
-    role = colander.SchemaNode(StrictString(), missing=account_rules.DEFAULT_ROLE, validator=known_role,
-                               description=ROLE_DESCRIPTION)
+    role = colander.SchemaNode(StrictString(), missing=colander.drop, validator=known_role,
+                               description=ROLE_DESCRIPTION + " Default customer.")
+    roles = _Roles(missing=colander.drop, validator=colander.Length(min=1, max=1, min_err="one role",
+                                                                    max_err="a user has one role"),
+                   description="WordPress's roles: a list of one role.")
+    slug = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.Length(max=account_rules.LOGIN_MAX),
+                               description="The login lower-cased (not a field of its own: when sent it must be that).")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _profile_nodes(self)
 
 
-class UserUpdate(colander.MappingSchema):
-    email = _account_text("email", account_rules.email_problem, account_rules.EMAIL_MAX, "E-mail address.",
-                          missing=colander.drop)
-    name = _account_text("name", account_rules.name_problem, account_rules.NAME_MAX, "Display name.", missing=colander.drop)
-    password = _account_text("password", account_rules.password_problem, account_rules.PASSWORD_MAX,
-                             "A new password: ends every cookie session and JWT of the user.",
-                             missing=colander.drop)
+class UserUpdate(UserBody):
+    """A change of a user (PUT, PATCH, POST on the user): any field; the login cannot change."""
+
+    json_schema_extra = None
+
     current_password = colander.SchemaNode(StrictString(), missing=colander.drop,
                                            validator=colander.Length(max=account_rules.PASSWORD_MAX),
                                            description="Your current password (to change your own).")
-    role = colander.SchemaNode(StrictString(), missing=colander.drop, validator=known_role,
-                               description=ROLE_DESCRIPTION + " Needs promote_users; ends every session.")
     disabled = colander.SchemaNode(StrictBoolean(), missing=colander.drop,
                                    description="Refuse every credential of the user (true) or not (false).")
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Copies: the class's nodes are shared with UserBody's (where email defaults to "").
+        self.children = [node.clone() for node in self.children]
+        for node in self.children:
+            node.missing = colander.drop
+
+
+def _context_nodes(schema):
+    schema.add(colander.SchemaNode(StrictString(), name="context", missing="edit", validator=colander.OneOf(CONTEXTS),
+                                   description="The shape of the answer: view (public fields), embed, or edit "
+                                               "(every field; the default here, as every caller may read it)."))
+    schema.add(colander.SchemaNode(TextList(max_items=50, max_length=50), name="_fields", missing=colander.drop,
+                                   description="Only these fields of each user (comma-separated)."))
+
+
+class UserQuery(colander.MappingSchema):
+    """The query of one user's routes: the answer's shape. ``_embed`` is taken, as WordPress
+    takes it: a user has nothing to embed."""
+
+    known_only = True
+    tolerated = ("_embed",)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _context_nodes(self)
+
+
+USER_ORDERBY = ("id", "include", "name", "registered_date", "slug", "login")
+
 
 class UserListQuery(PaginationSchema):
+    known_only = True
+    tolerated = ("_embed",)
+
     search = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.Length(max=200),
                                  description="Text in the login, e-mail or name (any case).")
     role = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.Length(min=1, max=40),
                                description=ROLE_DESCRIPTION)
+    roles = colander.SchemaNode(TextList(max_items=20, max_length=40), missing=colander.drop,
+                                description="Users with any of these roles (comma-separated).")
+    include = colander.SchemaNode(IdList(), missing=colander.drop, description="Only these user ids.")
+    exclude = colander.SchemaNode(IdList(), missing=colander.drop, description="Not these user ids.")
+    slug = colander.SchemaNode(TextList(max_items=100, max_length=account_rules.LOGIN_MAX), missing=colander.drop,
+                               description="Users with these slugs (a slug is the login lower-cased).")
+    who = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(("authors",)),
+                              description="authors: the users whose role may write posts.")
+    orderby = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(USER_ORDERBY),
+                                  description="Sort by (default id, newest first; include: the order of include).")
+    order = colander.SchemaNode(StrictString(), missing=colander.drop, validator=colander.OneOf(("asc", "desc")),
+                                description="asc or desc (default asc with orderby, else desc).")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _context_nodes(self)
 
 
 class UserDeleteQuery(colander.MappingSchema):
+    known_only = True
+
     reassign = colander.SchemaNode(OptionalId("users"), missing=colander.drop,
                                    description="The user who gets the deleted user's posts (none: they stay "
                                                "without an author).")
@@ -236,11 +331,38 @@ class UserDeleteQuery(colander.MappingSchema):
                                 description="Users have no trash: a user is deleted for good (false is refused).")
 
 
+APP_PASSWORD_READ_ONLY = ("uuid", "id", "created", "date_created", "last_used", "last_ip", "password", "_links")
+
+
 class AppPasswordBody(colander.MappingSchema):
+    known_only = True
+    tolerated = APP_PASSWORD_READ_ONLY
+
     name = colander.SchemaNode(
         StrictString(), validator=account_rule(account_rules.app_password_name_problem, colander.Length(
             min=1, max=account_rules.APP_PASSWORD_NAME_MAX)),
         description="What the password is for (an application, a script).")
+    app_id = colander.SchemaNode(StrictString(), missing=colander.drop,
+                                 validator=account_rule(account_rules.app_id_problem, colander.Length(max=36)),
+                                 description="The UUID of the application it is for (WordPress's app_id).")
+
+
+class AppPasswordUpdate(colander.MappingSchema):
+    """A new name (WordPress lets nothing else of it change); ``app_id`` sent back unchanged is taken."""
+
+    known_only = True
+    tolerated = (*APP_PASSWORD_READ_ONLY, "app_id")
+
+    name = colander.SchemaNode(
+        StrictString(), validator=account_rule(account_rules.app_password_name_problem, colander.Length(
+            min=1, max=account_rules.APP_PASSWORD_NAME_MAX)),
+        description="The password's new name.")
+
+
+class NoQuery(colander.MappingSchema):
+    """A route that takes no query parameter: any is refused, naming it."""
+
+    known_only = True
 
 
 class LostPasswordBody(colander.MappingSchema):

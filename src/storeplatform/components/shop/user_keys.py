@@ -9,7 +9,7 @@ from storeplatform.core.db import get_by_id, registry_of
 from storeplatform.core.errors import FORBIDDEN
 from storeplatform.core.values import is_digits
 
-from .account_rules import PERMISSIONS, app_password_name_problem, check, text_problem
+from .account_rules import PERMISSIONS, app_id_problem, app_password_name_problem, check, text_problem
 from .accounts import lock_enabled, may_edit
 from .credentials import hash_app_password, new_app_password, new_consumer_key
 from .errors import APP_PASSWORD_NOT_FOUND, CANNOT_EDIT_USER, CONSUMER_KEY_NOT_FOUND
@@ -19,21 +19,51 @@ from .models import AppPassword, ConsumerKey
 # --- application passwords -------------------------------------------------------------------
 
 def list_app_passwords(session, actor, user):
-    """The application passwords of ``user`` (rows: id, name, created_at; never the hash)."""
+    """The application passwords of ``user`` (rows: id, uuid, app_id, name, created_at,
+    last_used_at, last_ip; never the hash)."""
     if not may_edit(actor, user):
         raise CANNOT_EDIT_USER()
     return session.execute(select(AppPassword).where(AppPassword.user_id == user.id).order_by(AppPassword.id)
                            ).scalars().all()
 
 
-def issue_app_password(session, actor, user, name):
-    """A new application password of ``user``: returns ``(row, password)``, the password in
-    six groups of four, shown this once (only its keyed hash is stored)."""
+def get_app_password(session, actor, user, id_or_uuid):
+    """The application password of ``user`` named by its id (an int) or its uuid (text), or 404
+    ``rest_application_password_not_found``."""
+    if not may_edit(actor, user):
+        raise CANNOT_EDIT_USER()
+    if isinstance(id_or_uuid, int) and not isinstance(id_or_uuid, bool):
+        row = get_by_id(session, AppPassword, id_or_uuid)
+    elif isinstance(id_or_uuid, str) and len(id_or_uuid) == 36:
+        row = session.execute(select(AppPassword).where(AppPassword.uuid == id_or_uuid.lower())).scalar_one_or_none()
+    else:
+        row = None
+    if row is None or row.user_id != user.id:
+        raise APP_PASSWORD_NOT_FOUND()
+    return row
+
+
+def rename_app_password(session, actor, user, id_or_uuid, name):
+    """Give the application password ``id_or_uuid`` of ``user`` a new ``name``; returns the row."""
     check({"name": app_password_name_problem(name)})
+    row = get_app_password(session, actor, user, id_or_uuid)
+    if row.name != name:
+        audit(session, "credentials", "app_password_renamed", user.login,
+              {"user_id": user.id, "id": row.id, "old": row.name, "new": name})
+        row.name = name
+        session.flush()
+    return row
+
+
+def issue_app_password(session, actor, user, name, app_id=""):
+    """A new application password of ``user``: returns ``(row, password)``, the password in
+    six groups of four, shown this once (only its keyed hash is stored). ``app_id``: the UUID of
+    the application it is for (WordPress's), or ""."""
+    check({"name": app_password_name_problem(name), "app_id": app_id_problem(app_id)})
     if not may_edit(actor, user):
         raise CANNOT_EDIT_USER()
     lock_enabled(session, user)
-    password = new_app_password(session, _secret(session), user, name)
+    password = new_app_password(session, _secret(session), user, name, app_id.lower())
     session.flush()
     row = session.execute(select(AppPassword).where(
         AppPassword.token_hash == hash_app_password(_secret(session), password))).scalar_one()
@@ -134,3 +164,15 @@ def _key_details(row):
 
 def _secret(session):
     return registry_of(session).settings["storeplatform.secret"]
+
+
+def revoke_user_consumer_key(session, actor, user, key_id):
+    """Revoke the consumer key ``key_id`` of ``user`` (``revoke_consumer_key``: its rule and
+    audit entry); 404 when ``user`` has no such key, so that a page of one user revokes that
+    user's keys only. Refused at the next request of every process."""
+    if not may_edit(actor, user):
+        raise CANNOT_EDIT_USER()
+    row = get_by_id(session, ConsumerKey, key_id)
+    if row is None or row.user_id != user.id:
+        raise CONSUMER_KEY_NOT_FOUND()
+    return revoke_consumer_key(session, actor, row.id)

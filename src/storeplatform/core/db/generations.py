@@ -89,7 +89,8 @@ def _read_state(session):
         statement = _READ_STATE[dialect].format(kept=kept_generation)
         connection.dispatch.before_cursor_execute(connection, None, statement, (), None, False)
     if dialect == "postgresql":
-        rows = _read_state_postgresql(connection.connection, kept_generation)
+        rows = _read_state_postgresql(connection.connection, kept_generation,
+                                      connection.engine not in UNPREPARED)
     else:
         cursor = connection.connection.dbapi_connection.cursor()
         try:
@@ -139,30 +140,46 @@ _STATE_PREPARED_TEXT = _READ_STATE["postgresql"].format(kept="$1::bigint").encod
 _UNDEFINED_STATEMENT = b"26000"  # invalid_sql_statement_name
 
 
-def _read_state_postgresql(pooled, kept_generation):
+# The engines behind a pooler in transaction mode (``session.make_engine``): a set of the
+# engines themselves, whose membership a request tests without a Python call (psycopg's
+# ``prepare_threshold`` is a property: two calls on every request).
+UNPREPARED = set()
+
+
+def _read_state_postgresql(pooled, kept_generation, prepares=True):
     """The state statement on libpq itself (psycopg's cursor costs as much CPU as the round
     trip). A transaction that has not begun begins with it, in the same round trip (psycopg would
     send BEGIN on its own first; the kept generation is written into that text, an integer of
     ours): psycopg sees the transaction libpq reports and commits it as its own. Without a
     transaction (autocommit) the statement runs prepared, prepared again when the server forgot
     it (psycopg deallocates every statement after a ROLLBACK or DDL it ran). In a transaction
-    under way, where a failed statement would abort it, psycopg's cursor runs it."""
+    under way, where a failed statement would abort it, psycopg's cursor runs it.
+
+    Behind a pooler in transaction mode (``sqlalchemy.transaction_pooling``: the engine is in
+    ``UNPREPARED`` and its connections have psycopg's ``prepare_threshold`` None: ``prepares``
+    False) nothing is prepared: a statement
+    prepared on one server connection is unknown to the next transaction's, or known there
+    under the same name as another client's. The statement then goes unnamed (parse, bind and
+    execute in one round trip, forgotten at its end)."""
     dbapi = pooled.dbapi_connection
     pgconn = dbapi.pgconn
-    if dbapi.autocommit:
+    if dbapi.autocommit:  # a property: read once
         parameters = [b"%d" % kept_generation]
-        result = pgconn.exec_prepared(_STATE_PREPARED, parameters)
-        if result.status == ExecStatus.FATAL_ERROR and \
-                result.error_field(DiagnosticField.SQLSTATE) == _UNDEFINED_STATEMENT:
-            _check(pgconn.prepare(_STATE_PREPARED, _STATE_PREPARED_TEXT), ExecStatus.COMMAND_OK)
+        if not prepares:
+            result = pgconn.exec_params(_STATE_PREPARED_TEXT, parameters)
+        else:
             result = pgconn.exec_prepared(_STATE_PREPARED, parameters)
+            if result.status == ExecStatus.FATAL_ERROR and \
+                    result.error_field(DiagnosticField.SQLSTATE) == _UNDEFINED_STATEMENT:
+                _check(pgconn.prepare(_STATE_PREPARED, _STATE_PREPARED_TEXT), ExecStatus.COMMAND_OK)
+                result = pgconn.exec_prepared(_STATE_PREPARED, parameters)
     elif pgconn.transaction_status == TransactionStatus.IDLE:
         statement = _READ_STATE["postgresql"].format(kept=int(kept_generation))
         result = pgconn.exec_(f"BEGIN; {statement}".encode())
     else:
         cursor = dbapi.cursor()
         try:
-            return cursor.execute(_CURSOR_STATE, [kept_generation], prepare=True).fetchall()
+            return cursor.execute(_CURSOR_STATE, [kept_generation], prepare=prepares).fetchall()
         finally:
             cursor.close()
     _check(result, ExecStatus.TUPLES_OK)

@@ -12,7 +12,7 @@ from transaction._transaction import Status as ZopeStatus
 from zope.sqlalchemy.datamanager import STATUS_ACTIVE, join_transaction, mark_changed
 
 from ..private_files import keep_private
-from .generations import count_write, track_writes
+from .generations import UNPREPARED, count_write, track_writes
 from .pool import SitePool, initial_size
 
 # Seconds a pooled connection may rest before it is pinged at checkout (setting
@@ -47,11 +47,28 @@ def make_engine(settings):
         # (BEGIN IMMEDIATE) instead of failing to upgrade a read lock under concurrency.
         event.listen(engine, "begin", _sqlite_begin)
     else:
-        engine = create_engine(url, **pool)
+        engine = create_engine(url, connect_args=_server_connect_args(settings), **pool)
+        if settings["storeplatform.parsed"].get("transaction_pooling"):
+            UNPREPARED.add(engine)
         event.listen(engine, "checkout", _pinger(engine.dialect, ping_after_idle(settings)))
         event.listen(engine, "checkin", _rested_since)
     _forget_pool_in_forked_children(engine)
     return engine
+
+
+def _server_connect_args(settings):
+    """psycopg's arguments. Behind a pooler in transaction mode (PgBouncer's ``pool_mode =
+    transaction``: ``sqlalchemy.transaction_pooling = true``) each transaction may run on another
+    server connection, so the site keeps no state in a server session: psycopg prepares nothing
+    (it would prepare a statement run five times on a connection, under names two clients of one
+    server connection would share), and the site's own prepared statement goes unnamed
+    (``generations._read_state_postgresql``). The site sets nothing else per session: no
+    ``SET``, no session advisory lock (the counts' folds take transaction ones), no temporary
+    table, no ``LISTEN``; isolation levels and read-only go with each ``BEGIN``
+    (docs/operations.md, "Several machines")."""
+    if settings["storeplatform.parsed"].get("transaction_pooling"):
+        return {"prepare_threshold": None}
+    return {}
 
 
 def _forget_pool_in_forked_children(engine):

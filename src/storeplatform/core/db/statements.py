@@ -120,6 +120,14 @@ class DriverStatement:
         return tuple(value if convert is None or value is None else convert(value)
                      for convert, value in zip(self._result_processors(connection.dialect), row))
 
+    def all(self, target, **values):
+        """Every row (tuples), each column's type applied as ``first`` does."""
+        connection = self._run_in(target)
+        processors = self._result_processors(connection.dialect)
+        return [tuple(value if convert is None or value is None else convert(value)
+                      for convert, value in zip(processors, row))
+                for row in self._execute(connection, values).fetchall()]
+
     def _result_processors(self, dialect):
         processors = self._processors.get(dialect.name)
         if processors is None:

@@ -44,7 +44,7 @@ def rest_error_view(exc, request, cause=None):
 
 
 def invalid_params_view(exc, request):
-    return _answer(invalid_params_error(exc.params))
+    return _answer(invalid_params_error(exc.params, exc.code))
 
 
 def http_exception_view(exc, request):

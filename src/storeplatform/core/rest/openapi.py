@@ -140,6 +140,9 @@ def node_schema(node):
             required = [child.name for child in node.children if child.required]
             if required:
                 schema["required"] = required
+        if getattr(node, "known_only", False):  # other fields are refused (rest.schema.deserialize)
+            schema["additionalProperties"] = False
+        schema.update(getattr(node, "json_schema_extra", None) or {})
     elif isinstance(typ, (colander.Sequence, colander.Tuple)):
         schema = {"type": "array"}
         if node.children:

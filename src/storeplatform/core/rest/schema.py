@@ -1,5 +1,6 @@
 """Reading requests through colander schemas: the query string, the JSON body, validation
 into ``InvalidParams``, and the description of the same schemas for the schema index."""
+import difflib
 import functools
 import io
 import json
@@ -12,22 +13,50 @@ from webob.request import DisconnectionError
 
 from .. import errors
 from ..errors import InvalidParams
-from .types import TYPE_NAMES, IdList
+from .types import TYPE_NAMES, IdList, TextList
 
 # JSON bodies of this API are small records; a larger body is refused before parsing.
 MAX_BODY_BYTES = 2 * 1024 * 1024
 
 
 def deserialize(schema, cstruct):
-    """Validate ``cstruct`` with ``schema``; raise ``rest_invalid_param`` naming each bad parameter."""
+    """Validate ``cstruct`` with ``schema``; raise ``rest_invalid_param`` naming each bad parameter.
+
+    A schema with ``known_only = True`` also names each parameter it does not declare (a
+    misspelt one is not silently ignored), but for those in its ``tolerated`` (read-only fields a
+    client sends back, ignored as the API it imitates ignores them)."""
+    unknown = unknown_params(schema, cstruct) if getattr(schema, "known_only", False) else None
     try:
-        return schema.deserialize(cstruct)
+        value = schema.deserialize(cstruct)
     except colander.Invalid as exc:
         params = {}
         for key, message in exc.asdict().items():
             name = key.split(".", 1)[1] if "." in key and key.split(".", 1)[0] == schema.name else key
             params[name or "body"] = message
-        raise InvalidParams(params)
+        raise InvalidParams({**params, **(unknown or {})})
+    if unknown:
+        raise InvalidParams(unknown)
+    return value
+
+
+# Parameters of the authentication protocol, not of the route: OAuth 1.0a's may travel in the
+# query string (RFC 5849, 3.5.3), and the prefix is reserved for them (3.1).
+PROTOCOL_PREFIX = "oauth_"
+
+
+def unknown_params(schema, cstruct):
+    """{name: message} of the keys of ``cstruct`` that ``schema`` neither declares nor tolerates."""
+    if not isinstance(cstruct, dict):
+        return {}
+    known = [node.name for node in schema.children]
+    tolerated = getattr(schema, "tolerated", ())
+    found = {}
+    for key in cstruct:
+        if key in known or key in tolerated or str(key).startswith(PROTOCOL_PREFIX):
+            continue
+        close = difflib.get_close_matches(str(key), known, n=1)
+        found[str(key)[:100]] = "unknown parameter" + (f" (did you mean {close[0]}?)" if close else "")
+    return found
 
 
 def query_cstruct(request, schema=None):
@@ -53,7 +82,7 @@ def _list_names(schema):
     if schema is None:
         return frozenset()
     return frozenset(node.name for node in schema.children
-                     if isinstance(node.typ, (colander.Sequence, IdList)))
+                     if isinstance(node.typ, (colander.Sequence, IdList, TextList)))
 
 
 # Media types a JSON route reads: JSON itself (also ``+json`` types) and, as classic store APIs

@@ -165,6 +165,32 @@ class IdList(colander.SchemaType):
         return ids
 
 
+class TextList(colander.SchemaType):
+    """Comma-separated words (also accepted as repeated parameters): slugs, role names. Each is
+    stripped; empty ones are dropped; ``max_items`` at most, each ``max_length`` at most."""
+
+    json_schema = {"type": "string", "description": "comma-separated"}
+
+    def __init__(self, max_items=100, max_length=200):
+        self.max_items, self.max_length = max_items, max_length
+
+    def serialize(self, node, appstruct):
+        return ",".join(appstruct)
+
+    def deserialize(self, node, cstruct):
+        if cstruct is colander.null or cstruct == "":
+            return colander.null
+        parts = cstruct if isinstance(cstruct, list) else str(cstruct).split(",") if isinstance(cstruct, str) else None
+        if parts is None or not all(isinstance(part, str) for part in parts):
+            raise colander.Invalid(node, f"{cstruct!r} is not a comma-separated list")
+        words = [word for word in (part.strip() for part in parts) if word]
+        if len(words) > self.max_items:
+            raise colander.Invalid(node, f"at most {self.max_items} items")
+        if any(len(word) > self.max_length for word in words):
+            raise colander.Invalid(node, f"each item at most {self.max_length} characters")
+        return words
+
+
 # The range of a count or an id stored in an integer column.
 COLUMN_INT = colander.Range(min=0, max=INT_MAX)
 POSITIVE_ID = colander.Range(min=1, max=INT_MAX)

@@ -6,7 +6,7 @@ from storeplatform.core.errors import INVALID_LOGIN
 from storeplatform.core.rest import Service
 from .. import schemas
 from ..password_resets import ASKED, ask_for_link, reset_password as reset_with_key
-from .users import USER_SHAPE, account_json
+from .users import USER_SHAPE, account_json, add_user_writes, shaped
 from ..errors import NO_SESSION, SEND_CREDENTIALS
 
 me = Service("store/v1", "/users/me", name="users-me", description="The authenticated user.")
@@ -22,9 +22,13 @@ reset_password = Service("store/v1", "/auth/reset-password", name="auth-reset-pa
                          description="Sets a new password with the key of a link that was sent.")
 
 
-@me.get(permission="read", response=USER_SHAPE)
+@me.get(permission="read", query=schemas.UserQuery(), response=USER_SHAPE)
 def get_me(request):
-    return account_json(request, request.identity.user)
+    # The identity's record (it keeps the profile too): no query while nothing of the user changes.
+    return shaped(request, request.identity.user)
+
+
+add_user_writes(me)  # users/me is writable as WordPress's is (a refusal as for users/{id})
 
 
 @login.post(body=schemas.LoginBody())
