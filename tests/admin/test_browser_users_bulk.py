@@ -2,13 +2,17 @@
 forms and a button's formaction): the users of each role as links that filter, a column
 sorted by a click, users deleted and given a role in bulk after a confirmation, the last
 administrator refusing the whole action, and a consumer key revoked on its user's page and
-refused at the next REST request."""
+refused at the next REST request. On SQLite and on PostgreSQL + Redis (marker
+``both_backends``: the issue asks for both)."""
 import base64
 
+import pytest
 from sqlalchemy import select
 
 from storeplatform.api import hookimpl
 from storeplatform.components.shop.models import Post, User
+
+pytestmark = pytest.mark.both_backends
 
 ME = "/api/store/v1/users/me"
 
