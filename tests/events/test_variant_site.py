@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from storeplatform.api import hookimpl
-from storeplatform.testing import assert_error, cli_environ, free_port
+from storeplatform.testing import assert_error, cli_environ
 
 from .conftest import ALTERNATE, Evt
 from .webhook_fixtures import hooks_site, payload, signed_by
@@ -24,7 +24,7 @@ def test_an_unknown_variant_stops_start_up_with_one_line(tmp_path):
     ini.write_text(f"[app:main]\nuse = egg:storeplatform\nsqlalchemy.url = sqlite:///{tmp_path}/db.sqlite\n"
                    "huey.url = memory://\nstoreplatform.plugins = events\nevents.api_variant = beta\n\n"
                    "[server:main]\nuse = egg:storeplatform#waitress\nhost = 127.0.0.1\nport = 6543\n")
-    proc = subprocess.run([Path(sys.executable).parent / "pserve", ini, f"http_port={free_port()}"],
+    proc = subprocess.run([Path(sys.executable).parent / "pserve", ini, "http_port=0"],
                           capture_output=True, text=True, timeout=60, env=cli_environ(), check=False)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert proc.stderr.strip() == "storeplatform: error: events.api_variant must be standard or alternate, not 'beta'"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pyramid.paster import get_app
 
-from storeplatform.testing import cli_environ, free_port, run_cli
+from storeplatform.testing import cli_environ, run_cli
 
 BIN = Path(sys.executable).parent
 WAITRESS = "use = egg:storeplatform#waitress\nhost = 127.0.0.1\nport = 6543\n"
@@ -28,7 +28,7 @@ def write_ini(tmp_path, app_lines, server=WAITRESS):
 
 def start(tmp_path, app_lines, server=WAITRESS):
     ini = write_ini(tmp_path, app_lines, server)
-    proc = subprocess.run([BIN / "pserve", ini, f"http_port={free_port()}"], capture_output=True, text=True,
+    proc = subprocess.run([BIN / "pserve", ini, "http_port=0"], capture_output=True, text=True,
                           timeout=60, env=cli_environ())
     return proc, ini
 
