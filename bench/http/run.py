@@ -58,11 +58,14 @@ N_EVENTS, N_VENUES, N_ORGANIZERS, N_CATEGORIES = 10_000, 500, 100, 20
 INVOICE_LINES = 20
 TICKETS_PER_ORDER = 10_000
 
-# name, goal, kind ("rps": ours/bare requests per second; "time": ours/bare time per request)
+# name, goal, kind ("rps": ours/bare requests per second; "time": ours/bare time per request): issue
+# #39's goals (check-in: 0.85 of its floor, bench/http/floors.py; pdf as documents/{id}).
 GOALS = {
-    "events": (0.30, "rps"), "revalidate": (0.60, "rps"), "checkin": (0.40, "rps"), "calculate": (0.50, "rps"),
-    "document": (0.50, "rps"), "pdf": (0.50, "rps"), "regenerate": (1.20, "time"), "webhooks": (0.70, "rps"),
+    "events": (0.50, "rps"), "revalidate": (0.60, "rps"), "checkin": (0.17, "rps"), "calculate": (0.48, "rps"),
+    "document": (0.45, "rps"), "pdf": (0.45, "rps"), "regenerate": (1.25, "time"), "webhooks": (0.70, "rps"),
 }
+# And on every route: ours' p99 within this many times its p50 (#39), the worst round's.
+TAIL = 3.0
 
 
 def log(message):
@@ -444,6 +447,7 @@ def measure(route, ours, bare, args, work, both_sites=False, masters=None):
         n = sum(r["requests"] for r in results)
         seconds = sum(r["seconds"] for r in results)
         out[side] = {"rps": n / seconds, "p50": sorted(r["p50"] for r in results)[len(results) // 2],
+                     "tail": max(r["p99"] / r["p50"] for r in results if r["p50"]),
                      "cpu_us": sum(r["cpu"] for r in results) / n * 1e6,
                      # Each round's CPU per request, for the spread between rounds.
                      "cpu_rounds": [r["cpu"] / r["requests"] * 1e6 for r in results]}
@@ -670,15 +674,19 @@ def main():
     print(f"\nstoreplatform HTTP bench: PostgreSQL + Redis, gunicorn {workers}, "
           f"wrk -t{args.threads} -c{args.connections}, {args.rounds} x {args.duration} s per side, "
           f"{os.cpu_count()} cores\n")
-    print("| route | ours req/s | bare req/s | ours p50 ms | ratio | goal | met |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"| route | ours req/s | bare req/s | ours p50 ms | ratio | goal | ours p99/p50 (<= {TAIL:g}) | met |")
+    print("|---|---|---|---|---|---|---|---|")
     met_all = True
     for name, label, result in rows:
         o, b = result["ours"], result["bare"]
         _, met, shown, goal = ratio_of(name, o["rps"], b["rps"])
+        tail = o.get("tail")
+        met = met and (tail is None or tail <= TAIL)
         met_all &= met
         p50 = f"{o['p50']:.1f}" if o["p50"] is not None else "-"
-        print(f"| {label} | {o['rps']:.0f} | {b['rps']:.0f} | {p50} | {shown} | {goal} | {'yes' if met else 'NO'} |")
+        tail = f"{tail:.1f}" if tail is not None else "-"
+        print(f"| {label} | {o['rps']:.0f} | {b['rps']:.0f} | {p50} | {shown} | {goal} | {tail} | "
+              f"{'yes' if met else 'NO'} |")
     print(f"\n{'every goal met' if met_all else 'NOT every goal met'}")
     return 0 if met_all else 1
 
