@@ -133,9 +133,10 @@ _USES_KEPT = 10000
 def record_use(request, token_hash, password_id):
     """Note now as the last use of application password ``password_id`` and the request's
     address as its last address, unless a use was recorded in the last day (by any process):
-    a task sent once the request's transaction commits (the request's own transaction may be
-    read-only, and what it does is the request's work, counted and traced as such), which a
-    worker runs as one conditional UPDATE. The write moves no generation (``AppPassword``'s
+    a task, sent once the request's transaction commits (at once from a read-only request's
+    session), that a worker runs as one conditional UPDATE. The request writes nothing (its
+    transaction may be read-only, or SQLite's write lock held by another), and the write is
+    counted and traced as the worker's. It moves no generation (``AppPassword``'s
     ``generation_columns``): no kept identity is read again."""
     now = time.time()
     if len(_USES) >= _USES_KEPT:

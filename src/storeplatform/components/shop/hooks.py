@@ -1,5 +1,6 @@
 """The shop's own hook implementations (registered as a component): the store's options, the
-demo data, and the purge of expired cookie sessions."""
+demo data, the purge of expired cookie sessions, and the task that records application
+passwords' use."""
 import logging
 
 from huey import crontab
