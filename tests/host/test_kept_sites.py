@@ -10,6 +10,7 @@ PLUGINS = {"storeplatform.plugins": "pricecalc"}
 def test_a_closed_site_is_the_next_ones_app_without_its_state(database, tmp_path):
     settings = {**PLUGINS, "huey.url": queue_url(tmp_path)}  # a queue that keeps its tasks
     first = Site(database.settings(**settings))
+    database.clean(first.engine)  # as make_site does: what the tests before left is gone
     first.app.get("/api/store/v1/products", headers=first.headers_for("administrator"))
     first.registry["made.while.serving"] = object()
     first.settings["storeplatform.cache_strict"] = False
