@@ -64,6 +64,17 @@ def _fit_pool(app, web_threads):
         _refuse(str(exc))
 
 
+def _owners_hook(kw, name, arity):
+    """The gunicorn server hook ``name`` the owner's server section names (a callable, or a
+    dotted name that gunicorn resolves as it would), or None: ours run after it."""
+    theirs = kw.get(name)
+    if theirs is not None and not callable(theirs):
+        from gunicorn.config import validate_callable
+
+        theirs = validate_callable(arity)(theirs)
+    return theirs
+
+
 def _metrics_across_workers(app, kw):
     """gunicorn's workers each count their own requests: with the site's metrics on and several
     workers, they write them to ``storeplatform.metrics_dir`` (the app factory chose it before
@@ -91,11 +102,7 @@ def _metrics_across_workers(app, kw):
         except ValueError as exc:
             _refuse(str(exc))
     metrics.clean_directory(path)
-    theirs = kw.get("child_exit")
-    if theirs is not None and not callable(theirs):
-        from gunicorn.config import validate_callable
-
-        theirs = validate_callable(2)(theirs)
+    theirs = _owners_hook(kw, "child_exit", 2)
 
     def child_exit(server, worker):
         if theirs is not None:
@@ -132,11 +139,7 @@ def _exit_workers_at_once(kw):
     restart waits for it (docs/operations.md, "Several machines"). After the owner's own
     ``worker_exit`` if the section names one; the exit status is the one the worker was leaving
     with (gunicorn reads it: a worker that failed to boot stops the server)."""
-    theirs = kw.get("worker_exit")
-    if theirs is not None and not callable(theirs):
-        from gunicorn.config import validate_callable
-
-        theirs = validate_callable(2)(theirs)
+    theirs = _owners_hook(kw, "worker_exit", 2)
 
     def worker_exit(server, worker):
         if theirs is not None:
@@ -165,11 +168,7 @@ def _follow_bound_port(app, host, kw):
     """``http_port=0``: the system chooses the port when gunicorn binds, so ``site.url`` follows
     it once bound (gunicorn's ``when_ready``, in the master before it forks its workers; after
     the owner's own hook if the section names one)."""
-    theirs = kw.get("when_ready")
-    if theirs is not None and not callable(theirs):
-        from gunicorn.config import validate_callable
-
-        theirs = validate_callable(1)(theirs)
+    theirs = _owners_hook(kw, "when_ready", 1)
 
     def when_ready(server):
         if theirs is not None:

@@ -185,14 +185,19 @@ def issue_app_password(request):
     return _user_page(request, actor, user, new_password=password)
 
 
+def _row_id(request, name):
+    """The id in the path's ``name`` (digits, by the route), 0 (no row) when too long to be one."""
+    value = request.matchdict[name]
+    return int(value) if len(value) <= 10 else 0
+
+
 @admin_view(USERS, path=ONE + r"/app-passwords/{password_id:\d+}/revoke", request_method="POST",
             template=USER_PAGE, capability="edit_posts")
 def revoke_app_password(request):
     actor = _actor(request)
     user = _user(request, actor)
-    password_id = request.matchdict["password_id"]
     try:
-        row = user_keys.revoke_app_password(request.db, actor, user, int(password_id) if len(password_id) <= 10 else 0)
+        row = user_keys.revoke_app_password(request.db, actor, user, _row_id(request, "password_id"))
     except (InvalidParams, RestError) as exc:
         return _refused(request, actor, user, exc)
     return admin_redirect(request, f"/users/{user.id}", notice=f"The application password {row.name} is revoked.")
@@ -205,9 +210,8 @@ def revoke_consumer_key(request):
     request signed or sent with it is refused from the next one on, in every process."""
     actor = _actor(request)
     user = _user(request, actor)
-    key_id = request.matchdict["key_id"]
     try:
-        row = user_keys.revoke_user_consumer_key(request.db, actor, user, int(key_id) if len(key_id) <= 10 else 0)
+        row = user_keys.revoke_user_consumer_key(request.db, actor, user, _row_id(request, "key_id"))
     except (InvalidParams, RestError) as exc:
         return _refused(request, actor, user, exc)
     return admin_redirect(request, f"/users/{user.id}", notice=f"The consumer key ck_…{row.truncated_key} is revoked: "
