@@ -11,7 +11,7 @@ from .core.client import client_address, request_is_https
 from .core.logs import install_record_factory
 from .core.plugins import PluginError, make_plugin_manager
 from .core.queue import start_embedded_consumer
-from .core.rest import add_error_views
+from .core.rest import add_error_views, quiet_cornice
 from .core.routing import IndexedRoutesMapper
 from .core.settings import SettingsError, normalize
 from .core.options import collect_specs, site_options
@@ -107,6 +107,7 @@ def make_app(config):
     request_class = _request_class(config.registry)
     config.set_request_factory(request_class)
     config.commit()
+    quiet_cornice(config.registry)
     app = config.make_wsgi_app()
     app.request_extensions = None  # the request class has them (request_class)
     if config.registry.settings["storeplatform.parsed"]["embedded_consumer"]:

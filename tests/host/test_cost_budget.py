@@ -150,6 +150,15 @@ def prepared(site):
     codes = iter(a["ticket_code"] for a in app.get(f"{api}/events/v1/attendees?order_id={tickets}&per_page=100",
                                                    headers=admin).json)
     admin_login(_SiteApp(site, app), "manager", password=PASSWORD)
+    events_list = f"{api}/events/v1/events?per_page=100&_embed=1"
+    tags = []
+
+    def revalidate():
+        """The events list again with its ETag (#39 item 4): a 304."""
+        if not tags:
+            tags.append(app.get(events_list, status=200).headers["ETag"])
+        return app.get(events_list, headers={"If-None-Match": tags[0]}, status=304)
+
     routes = {
         "calculate": lambda: app.post_json(f"{api}/pricecalc/v1/calculate", {
             "product_id": area, "measurements": {"length": 12.5, "width": 10}}, status=200),
@@ -157,7 +166,8 @@ def prepared(site):
                                          status=200),
         "document": lambda: app.get(f"{api}/invoicing/v1/documents/{order}", headers=manager, status=200),
         "pdf": lambda: app.get(f"{api}/invoicing/v1/documents/{order}/pdf", headers=manager, status=200),
-        "events": lambda: app.get(f"{api}/events/v1/events?per_page=100&_embed=1", status=200),
+        "events": lambda: app.get(events_list, status=200),
+        "revalidate": revalidate,
         "event": lambda: app.get(f"{api}/events/v1/events/{events[0]}", status=200),
         "products": lambda: app.get(f"{api}/store/v1/products", status=200),
         "login": lambda: app.post_json(f"{api}/store/v1/auth/login", {"login": "manager", "password": PASSWORD},

@@ -12,7 +12,7 @@ MAX_FORM_BYTES = 2 * 1024 * 1024
 
 def oauth_header(request):
     """The ``Authorization`` header when its scheme is OAuth, else None."""
-    header = request.headers.get("Authorization", "")
+    header = request.environ.get("HTTP_AUTHORIZATION", "")
     scheme, _, _ = header.partition(" ")
     return header if scheme.lower() == "oauth" else None
 
@@ -33,7 +33,7 @@ def carries_oauth(request):
     Authorization header) ``oauth_*`` parameters in the query string or a form body."""
     if oauth_header(request) is not None:
         return True
-    if request.headers.get("Authorization"):
+    if request.environ.get("HTTP_AUTHORIZATION"):
         return False  # Basic or Bearer: the host's methods answer
     if any(name.startswith("oauth_") for name in request.GET):
         return True

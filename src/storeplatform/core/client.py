@@ -33,7 +33,7 @@ def client_address(request):
     not itself a trusted proxy (the hops left of it are whatever the client wrote)."""
     address = request.remote_addr or "unknown"
     if is_trusted(request, address):
-        hops = [h.strip() for h in request.headers.get("X-Forwarded-For", "").split(",") if h.strip()]
+        hops = [h.strip() for h in request.environ.get("HTTP_X_FORWARDED_FOR", "").split(",") if h.strip()]
         while hops and is_trusted(request, hops[-1]):
             hops.pop()
         if hops:
@@ -57,7 +57,7 @@ def ingress_tween_factory(handler, registry):
             request.path_info
         except UnicodeDecodeError:
             raise INVALID_URL("The path is not valid UTF-8.")
-        proto = request.headers.get("X-Forwarded-Proto")
+        proto = request.environ.get("HTTP_X_FORWARDED_PROTO")
         if proto and is_trusted(request, request.remote_addr):
             proto = proto.split(",")[0].strip().lower()
             if proto in ("http", "https"):

@@ -12,6 +12,8 @@ generation on, and so the tag. A request whose If-None-Match names the current t
 """
 import sys
 from base64 import urlsafe_b64encode
+from datetime import date, datetime, time
+from decimal import Decimal
 from hashlib import blake2b
 from pathlib import Path
 
@@ -42,12 +44,20 @@ def caller_of(request):
     return user.id, user.role, identity.method, getattr(identity, "key_permissions", None)
 
 
+# Values ``frozen`` gives back as they are: a request's key is made without a call for each.
+_PLAIN = frozenset((str, int, bool, type(None), Decimal, float, date, datetime, time))
+
+
 def frozen(value):
     """A hashable form of validated input (dicts, lists, sets of plain values)."""
     if isinstance(value, dict):
-        return tuple(sorted((k, frozen(v)) for k, v in value.items()))
+        items = []
+        for k, v in value.items():
+            items.append((k, v if type(v) in _PLAIN else frozen(v)))
+        items.sort()
+        return tuple(items)
     if isinstance(value, (list, tuple)):
-        return tuple(frozen(v) for v in value)
+        return tuple([v if type(v) in _PLAIN else frozen(v) for v in value])
     if isinstance(value, (set, frozenset)):
         # In an order every process agrees on (a set of text iterates in an order of the
         # process's own hash seed), since the key also makes the answer's tag.

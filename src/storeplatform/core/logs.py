@@ -58,7 +58,7 @@ def new_request_id():
 
 
 def request_id_for(request):
-    offered = request.headers.get("X-Request-ID", "")
+    offered = request.environ.get("HTTP_X_REQUEST_ID", "")
     if offered and _VALID_ID.fullmatch(offered) and is_trusted(request, request.remote_addr):
         return offered
     return new_request_id()
@@ -116,6 +116,16 @@ def log_server_error(logger, request, status, what, cause=None, exc_info=None):
                  "no cause recorded" if cause is None else repr(cause), exc_info=exc_info)
 
 
+def set_request_id(headerlist, request_id):
+    """``X-Request-ID`` in an answer's header list, replacing one a view set (on the list:
+    ``security_headers_tween_factory`` says why)."""
+    for index, (name, _) in enumerate(headerlist):
+        if name.lower() == "x-request-id":
+            del headerlist[index]
+            break
+    headerlist.append(("X-Request-ID", request_id))
+
+
 def request_log_tween_factory(handler, registry):
     # The site's request metrics, when an observer is on: one observation of the duration the
     # access record shows.
@@ -129,7 +139,7 @@ def request_log_tween_factory(handler, registry):
         try:
             response = handler(request)
             elapsed = time.perf_counter() - started
-            response.headers["X-Request-ID"] = request_id
+            set_request_id(response.headerlist, request_id)
             if observe is not None:
                 observe(request, response.status_code, elapsed)
             if access_log.isEnabledFor(logging.INFO):

@@ -35,7 +35,7 @@ SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 @hookimpl(trylast=True)
 def storeplatform_authenticate(request):
-    header = request.headers.get("Authorization", "")
+    header = request.environ.get("HTTP_AUTHORIZATION", "")
     scheme, _, value = header.partition(" ")
     scheme = scheme.lower()
     if scheme == "basic":
@@ -56,8 +56,10 @@ def storeplatform_authenticate(request):
             raise failed_guess(request, login, error) from None
     if scheme == "bearer":
         return jwt_identity(request, value.strip())
-    # Without a Cookie header, webob would still parse the empty one into a dict.
-    if "HTTP_COOKIE" in request.environ and SESSION_COOKIE in request.cookies:
+    # A session cookie proves something only with its nonce (cookie_identity): without one, the
+    # Cookie header (a browser's, however many cookies) is not parsed.
+    environ = request.environ
+    if "HTTP_X_NONCE" in environ and "HTTP_COOKIE" in environ and SESSION_COOKIE in request.cookies:
         return cookie_identity(request)
     return None
 
@@ -331,7 +333,7 @@ def storeplatform_page_identity(request):
 
 
 def cookie_identity(request):
-    nonce = request.headers.get("X-Nonce")
+    nonce = request.environ.get("HTTP_X_NONCE")
     if nonce is None:
         return None  # a cookie alone proves nothing: it could be a cross-site request
     user = session_user(request)

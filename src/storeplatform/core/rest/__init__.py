@@ -1,6 +1,8 @@
 """The REST server: namespaces, module-level services, one error body, schema index, pagination."""
-from pyramid.events import BeforeTraversal
+from cornice.errors import Errors
+from cornice.pyramidhook import wrap_request
 from pyramid.httpexceptions import HTTPMethodNotAllowed
+from pyramid.traversal import ResourceTreeTraverser
 from pyramid.tweens import EXCVIEW
 
 from ..cache import stop_reading
@@ -41,7 +43,7 @@ def includeme(config):
         config.add_view(_read_only, route_name=route)
     config.add_request_method(lambda request: None, "rest_namespace", reify=True)
     config.add_request_method(lambda request: False, "is_rest", reify=True)
-    config.add_subscriber(guard_and_identify, BeforeTraversal)
+    config.add_traverser(GuardingTraverser)
     config.add_request_method(rest_url, "rest_url")
     config.add_directive("add_rest_namespace", add_rest_namespace)
     config.add_directive("add_rest_services", add_rest_services)
@@ -68,7 +70,12 @@ def _read_only(request):
 def rest_tween_factory(handler, registry):
     prefix = registry.settings["storeplatform.rest_prefix"]
 
+    localized = bool(registry.settings.get("available_languages"))
+
     def rest_tween(request):
+        # What Cornice's own NewRequest subscriber gives every request (``quiet_cornice``).
+        request.validated, request.info = {}, {}
+        request.errors = Errors(localizer=request.localizer) if localized else Errors()
         # The raw WSGI path: decoding a malformed one is the router's job (a 400 error view).
         path = request.environ.get("SCRIPT_NAME", "") + request.environ.get("PATH_INFO", "")
         if path == prefix or path.startswith(prefix + "/"):
@@ -85,14 +92,44 @@ def rest_tween_factory(handler, registry):
     return rest_tween
 
 
-def guard_and_identify(event):
+def quiet_cornice(registry):
+    """Cornice gives each request ``validated``, ``errors`` and ``info`` from a NewRequest
+    subscriber, which also adds two response callbacks: its services' filters and CORS, and an
+    ``X-Content-Type-Options`` that every answer of the site carries anyway
+    (``core.headers``). One subscriber makes the router notify its four events on every request
+    (a registry lookup each). When no service has filters or CORS (none of the host's or the
+    shipped plugins' has), the rest tween gives those attributes and the subscriber is dropped;
+    with no other subscriber (tracing off) the router then notifies nothing. Called once the
+    site is configured (``make_app``): every service is known."""
+    for service in registry.cornice_services.values():
+        if service.cors_enabled or any(args.get("filters") for _, _, args in service.definitions):
+            return
+    for registration in list(registry.registeredHandlers()):
+        if getattr(registration.handler, "__wrapped__", None) is wrap_request:
+            registry.unregisterHandler(registration.handler, registration.required)
+    registry.has_listeners = any(True for _ in registry.registeredHandlers()) or \
+        any(True for _ in registry.registeredSubscriptionAdapters())
+
+
+class GuardingTraverser(ResourceTreeTraverser):
+    """Pyramid's traverser, which its router asks for every request once the route is known
+    (matched or not) and before it looks up a view: the REST requests' namespace guard and the
+    caller's credentials are checked here first (``guard_and_identify``). A hook of the router's
+    own, not an event: a site with no event subscriber makes the router notify none of its four
+    events per request (``quiet_cornice``), and what subscribes to ``BeforeTraversal`` (the
+    tracing's span) still comes first."""
+
+    def __call__(self, request):
+        if request.is_rest:
+            guard_and_identify(request)
+        return super().__call__(request)
+
+
+def guard_and_identify(request):
     """Once the route is known (a view declared ``read_only`` gets a read session, and the
     guard's option read is the session's first statement), before any view: the namespace's
     guard, then the caller's credentials. Wrong credentials fail every REST request, public
     routes and unknown paths included."""
-    request = event.request
-    if not request.is_rest:
-        return
     ns = request.rest_namespace
     if ns is not None and ns.guard is not None:
         ns.guard(request)
