@@ -11,7 +11,7 @@ from .core.client import client_address, request_is_https
 from .core.logs import install_record_factory
 from .core.plugins import PluginError, make_plugin_manager
 from .core.queue import start_embedded_consumer
-from .core.rest import add_error_views, quiet_cornice
+from .core.rest import add_error_views, check_traversers, quiet_cornice
 from .core.routing import IndexedRoutesMapper
 from .core.settings import SettingsError, normalize
 from .core.options import collect_specs, site_options
@@ -73,6 +73,7 @@ def make_config(global_config=None, *, plugins=(), environ=None, **settings):
     # Plugins configure on top of a committed host, as Kinto does.
     pm.hook.storeplatform_includeme(config=config)
     config.commit()
+    check_traversers(config.registry)
     return config
 
 

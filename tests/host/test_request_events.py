@@ -4,8 +4,10 @@ a registry lookup each once anything subscribes to one of them: the host subscri
 each event once, with the REST guard and the caller's credentials checked as before."""
 import base64
 
+import pytest
 from cornice import Service as CorniceService
 from pyramid.events import BeforeTraversal, ContextFound, NewRequest, NewResponse
+from pyramid.exceptions import ConfigurationError
 
 from storeplatform.api import Service, hookimpl
 from storeplatform.testing import assert_error
@@ -86,3 +88,23 @@ def test_cornice_keeps_its_subscriber_for_a_service_with_cors(make_site):
     res = site.app.get("/cors/thing", headers={"Origin": "https://shop.example"}, status=200)
     assert res.headers["Access-Control-Allow-Origin"] == "*"
     assert res.json == {"validated": {}}
+
+
+class OwnTraverser:
+    def __init__(self, root):
+        self.root = root
+
+    def __call__(self, request):
+        return {"context": self.root, "view_name": "", "subpath": (), "traversed": (), "virtual_root": self.root,
+                "virtual_root_path": (), "root": self.root}
+
+
+class TraversingPlugin:
+    @hookimpl
+    def storeplatform_includeme(self, config):
+        config.add_traverser(OwnTraverser)
+
+
+def test_a_plugin_traverser_that_would_skip_the_guard_stops_start_up(make_site):
+    with pytest.raises(ConfigurationError, match=r"OwnTraverser.*plugins route by URL and register no traverser"):
+        make_site(plugins=[TraversingPlugin()])

@@ -1,7 +1,9 @@
 """The REST server: namespaces, module-level services, one error body, schema index, pagination."""
 from cornice.errors import Errors
 from cornice.pyramidhook import wrap_request
+from pyramid.exceptions import ConfigurationError
 from pyramid.httpexceptions import HTTPMethodNotAllowed
+from pyramid.interfaces import ITraverser
 from pyramid.traversal import ResourceTreeTraverser
 from pyramid.tweens import EXCVIEW
 
@@ -109,6 +111,21 @@ def quiet_cornice(registry):
             registry.unregisterHandler(registration.handler, registration.required)
     registry.has_listeners = any(True for _ in registry.registeredHandlers()) or \
         any(True for _ in registry.registeredSubscriptionAdapters())
+
+
+def check_traversers(registry):
+    """Every traverser of the site is ``GuardingTraverser`` or made from it: one registered
+    instead (``config.add_traverser`` in a plugin) would skip the REST guard and credentials.
+    Raises ``ConfigurationError`` naming it, which stops start-up."""
+    for registration in registry.registeredAdapters():
+        if registration.provided is not ITraverser:
+            continue
+        factory = registration.factory
+        if not (isinstance(factory, type) and issubclass(factory, GuardingTraverser)):
+            raise ConfigurationError(
+                f"the traverser {factory!r} replaces the site's (storeplatform.core.rest.GuardingTraverser), "
+                "which checks every REST request's guard and credentials: plugins route by URL and register "
+                "no traverser")
 
 
 class GuardingTraverser(ResourceTreeTraverser):
