@@ -194,13 +194,8 @@ def _row_id(request, name):
 @admin_view(USERS, path=ONE + r"/app-passwords/{password_id:\d+}/revoke", request_method="POST",
             template=USER_PAGE, capability="edit_posts")
 def revoke_app_password(request):
-    actor = _actor(request)
-    user = _user(request, actor)
-    try:
-        row = user_keys.revoke_app_password(request.db, actor, user, _row_id(request, "password_id"))
-    except (InvalidParams, RestError) as exc:
-        return _refused(request, actor, user, exc)
-    return admin_redirect(request, f"/users/{user.id}", notice=f"The application password {row.name} is revoked.")
+    return _revoke(request, user_keys.revoke_app_password, "password_id",
+                   lambda row: f"The application password {row.name} is revoked.")
 
 
 @admin_view(USERS, path=ONE + r"/consumer-keys/{key_id:\d+}/revoke", request_method="POST",
@@ -208,14 +203,21 @@ def revoke_app_password(request):
 def revoke_consumer_key(request):
     """Revoke one of the user's consumer keys (as ``storeplatform consumer-key revoke``): a
     request signed or sent with it is refused from the next one on, in every process."""
+    return _revoke(request, user_keys.revoke_user_consumer_key, "key_id",
+                   lambda row: f"The consumer key ck_…{row.truncated_key} is revoked: requests made with it are "
+                               "refused.")
+
+
+def _revoke(request, revoke, name, notice):
+    """Revoke the user's credential whose id is the path's ``name`` with ``revoke(session, actor,
+    user, id)``, then back to the user's page with ``notice(row)``; a refusal shows the page."""
     actor = _actor(request)
     user = _user(request, actor)
     try:
-        row = user_keys.revoke_user_consumer_key(request.db, actor, user, _row_id(request, "key_id"))
+        row = revoke(request.db, actor, user, _row_id(request, name))
     except (InvalidParams, RestError) as exc:
         return _refused(request, actor, user, exc)
-    return admin_redirect(request, f"/users/{user.id}", notice=f"The consumer key ck_…{row.truncated_key} is revoked: "
-                                                               "requests made with it are refused.")
+    return admin_redirect(request, f"/users/{user.id}", notice=notice(row))
 
 
 @admin_view(USERS, path="/new", template="admin/user_new.jinja2", capability="create_users")

@@ -71,7 +71,6 @@ def _read_only(request):
 
 def rest_tween_factory(handler, registry):
     prefix = registry.settings["storeplatform.rest_prefix"]
-
     localized = bool(registry.settings.get("available_languages"))
 
     def rest_tween(request):
