@@ -130,11 +130,10 @@ class Attendee(Base):
         # The list's default order (newest first, the id breaking ties), of all attendees and of
         # one event's: a page is a walk of the index, from the nearer end.
         Index("ix_evt_attendees_event_created_id", "event_id", "created_at", "id"),
-        Index("ix_evt_attendees_event_status", "event_id", "status"),
-        Index("ix_evt_attendees_event_checked_in", "event_id", "checked_in_at"),
         Index("ix_evt_attendees_created_id", "created_at", "id"),
         # The admin's lists sorted by name (the last name), e-mail, status or check-in time, the
-        # id breaking ties: of all attendees and of one event's (evt0013).
+        # id breaking ties: of all attendees and of one event's (evt0013). An event's status and
+        # check-in time indexes serve its lookups by those columns as well (evt0015).
         *(Index(f"ix_evt_attendees_{column}_id", column, "id") for column in SORTED),
         *(Index(f"ix_evt_attendees_event_{column}_id", "event_id", column, "id") for column in SORTED),
         # The search (PostgreSQL only: SQLite can reflect no expression index).
