@@ -16,7 +16,7 @@ from .meta import metadata
 
 try:
     from psycopg import errors as psycopg_errors
-    from psycopg.pq import DiagnosticField, ExecStatus, TransactionStatus
+    from psycopg.pq import DiagnosticField, ExecStatus, PipelineStatus, TransactionStatus
 except ImportError:  # SQLite only
     pass
 
@@ -148,12 +148,13 @@ UNPREPARED = set()
 
 def _read_state_postgresql(pooled, kept_generation, prepares=True):
     """The state statement on libpq itself (psycopg's cursor costs as much CPU as the round
-    trip). A transaction that has not begun begins with it, in the same round trip (psycopg would
-    send BEGIN on its own first; the kept generation is written into that text, an integer of
-    ours): psycopg sees the transaction libpq reports and commits it as its own. Without a
-    transaction (autocommit) the statement runs prepared, prepared again when the server forgot
-    it (psycopg deallocates every statement after a ROLLBACK or DDL it ran). In a transaction
-    under way, where a failed statement would abort it, psycopg's cursor runs it.
+    trip). Without a transaction (autocommit) the statement runs prepared, prepared again when
+    the server forgot it (psycopg deallocates every statement after a ROLLBACK or DDL it ran). A
+    transaction that has not begun begins with it, in the same round trip (psycopg would send
+    BEGIN on its own first): BEGIN and the prepared statement go as one pipeline
+    (``_begin_with_state``); psycopg sees the transaction libpq reports and commits it as its
+    own. In a transaction under way, where a failed statement would abort it, psycopg's cursor
+    runs it.
 
     Behind a pooler in transaction mode (``sqlalchemy.transaction_pooling``: the engine is in
     ``UNPREPARED`` and its connections have psycopg's ``prepare_threshold`` None: ``prepares``
@@ -169,13 +170,11 @@ def _read_state_postgresql(pooled, kept_generation, prepares=True):
             result = pgconn.exec_params(_STATE_PREPARED_TEXT, parameters)
         else:
             result = pgconn.exec_prepared(_STATE_PREPARED, parameters)
-            if result.status == ExecStatus.FATAL_ERROR and \
-                    result.error_field(DiagnosticField.SQLSTATE) == _UNDEFINED_STATEMENT:
+            if result.status == ExecStatus.FATAL_ERROR and _forgotten(result):
                 _check(pgconn.prepare(_STATE_PREPARED, _STATE_PREPARED_TEXT), ExecStatus.COMMAND_OK)
                 result = pgconn.exec_prepared(_STATE_PREPARED, parameters)
     elif pgconn.transaction_status == TransactionStatus.IDLE:
-        statement = _READ_STATE["postgresql"].format(kept=int(kept_generation))
-        result = pgconn.exec_(f"BEGIN; {statement}".encode())
+        result = _begin_with_state(pgconn, [b"%d" % kept_generation], prepares)
     else:
         cursor = dbapi.cursor()
         try:
@@ -190,6 +189,70 @@ def _read_state_postgresql(pooled, kept_generation, prepares=True):
         rows.append((value(row, 0).decode(), None if generation_value is None else int(generation_value),
                      value(row, 2)))
     return rows
+
+
+def _forgotten(result):
+    return result.status == ExecStatus.FATAL_ERROR and \
+        result.error_field(DiagnosticField.SQLSTATE) == _UNDEFINED_STATEMENT
+
+
+def _begin_with_state(pgconn, parameters, prepares):
+    """BEGIN and the state statement in one round trip, as a pipeline of libpq's: the statement
+    runs prepared, as without a transaction, where a simple query's text (``BEGIN; SELECT ...``)
+    is parsed and planned anew by the server on every write (~110 us of its CPU per write on the
+    bench's machine: docs/performance.md). Behind a pooler in transaction mode (``prepares``
+    False) the statement goes unnamed, in the same pipeline. A server that forgot the prepared
+    statement aborts the transaction just begun: it is rolled back, prepared and begun again.
+    Returns the statement's result."""
+    for attempt in (1, 2):
+        pgconn.enter_pipeline_mode()
+        try:
+            pgconn.send_query_params(b"BEGIN", None)
+            if prepares:
+                pgconn.send_query_prepared(_STATE_PREPARED, parameters)
+            else:
+                pgconn.send_query_params(_STATE_PREPARED_TEXT, parameters)
+            pgconn.pipeline_sync()
+            results = _through_sync(pgconn)
+        finally:
+            _leave_pipeline(pgconn)
+        began, result = results
+        if began.status != ExecStatus.COMMAND_OK:
+            raise psycopg_errors.error_from_result(began)
+        if result.status == ExecStatus.FATAL_ERROR and attempt == 1 and prepares and _forgotten(result):
+            _check(pgconn.exec_(b"ROLLBACK"), ExecStatus.COMMAND_OK)
+            _check(pgconn.prepare(_STATE_PREPARED, _STATE_PREPARED_TEXT), ExecStatus.COMMAND_OK)
+            continue
+        return result
+
+
+def _through_sync(pgconn):
+    """The results of a pipeline's statements, read up to its sync. libpq ends each statement's
+    results with a None; more than one in a row means the connection is gone."""
+    results, ended = [], 0
+    while True:
+        result = pgconn.get_result()
+        if result is None:
+            ended += 1
+            if ended > 1:
+                raise psycopg_errors.OperationalError(
+                    pgconn.error_message.decode(errors="replace") or "the connection ended a pipeline early")
+            continue
+        ended = 0
+        if result.status == ExecStatus.PIPELINE_SYNC:
+            return results
+        results.append(result)
+
+
+def _leave_pipeline(pgconn):
+    """Out of pipeline mode, whatever happened in it: psycopg's own use of the connection knows
+    nothing of it. (A connection that failed in the middle cannot leave it: it is broken, and the
+    error that broke it is the one raised.)"""
+    if pgconn.pipeline_status != PipelineStatus.OFF:
+        try:
+            pgconn.exit_pipeline_mode()
+        except Exception:  # noqa: BLE001 - see above
+            pass
 
 
 def _check(result, status):
