@@ -51,6 +51,15 @@ def written_tables(statement):
     return frozenset(names)
 
 
+def _converted(row, processors):
+    row = list(row)
+    for index, convert in processors:
+        value = row[index]
+        if value is not None:
+            row[index] = convert(value)
+    return tuple(row)
+
+
 class DriverStatement:
     """A Core statement whose parameters are named with ``bindparam(name)``. An INSERT or UPDATE
     sets every column that has a default or an onupdate computed in Python (a ``ValueError``
@@ -60,7 +69,7 @@ class DriverStatement:
     def __init__(self, statement):
         self.statement = statement
         self._compiled = {}  # dialect name -> (sql, positional names or None, defaults, converters)
-        self._processors = {}  # dialect name -> a result processor (or None) per returned column
+        self._processors = {}  # dialect name -> (index, conversion) of the returned columns that convert
         self._tables = None  # the tables it reads or writes (EVERYTHING: written as text)
         self._writes = None  # the tables it writes, its CTEs' too (EVERYTHING: a DELETE's cascades)
 
@@ -117,23 +126,25 @@ class DriverStatement:
         row = self._execute(connection, values).fetchone()
         if row is None:
             return None
-        return tuple(value if convert is None or value is None else convert(value)
-                     for convert, value in zip(self._result_processors(connection.dialect), row))
+        processors = self._result_processors(connection.dialect)
+        return _converted(row, processors) if processors else row
 
     def all(self, target, **values):
         """Every row (tuples), each column's type applied as ``first`` does."""
         connection = self._run_in(target)
         processors = self._result_processors(connection.dialect)
-        return [tuple(value if convert is None or value is None else convert(value)
-                      for convert, value in zip(processors, row))
-                for row in self._execute(connection, values).fetchall()]
+        rows = self._execute(connection, values).fetchall()
+        return [_converted(row, processors) for row in rows] if processors else rows
 
     def _result_processors(self, dialect):
+        """(column index, conversion) of the returned columns whose type converts what the driver
+        gives (most convert nothing: a row of them is the driver's own tuple)."""
         processors = self._processors.get(dialect.name)
         if processors is None:
-            processors = self._processors[dialect.name] = [
-                column.type.dialect_impl(dialect).result_processor(dialect, None)
-                for column in self.statement.exported_columns]
+            processors = self._processors[dialect.name] = tuple(
+                (index, convert) for index, convert in enumerate(
+                    column.type.dialect_impl(dialect).result_processor(dialect, None)
+                    for column in self.statement.exported_columns) if convert is not None)
         return processors
 
     def rowcount(self, target, **values):
