@@ -138,15 +138,16 @@ class ReadOnlyRequest(Exception):
 READ_ONLY = "db.read_only"
 
 
-def record_write(session, table):
+def record_write(session, *tables):
     """A statement run on ``session``'s connection without going through the session (on the
-    driver: ``DriverStatement``) wrote ``table`` (``EVERYTHING`` when it cannot tell): the write
+    driver: ``DriverStatement``) wrote ``tables`` (``EVERYTHING`` when it cannot tell): the write
     counts as the session's own, as the session's events count a statement it ran. A read
     session refuses it; the transaction commits it (an unchanged one rolls back); the
     generations' kept values are computed afresh for the rest of the transaction."""
     if session.info.get(READ_ONLY):
         raise ReadOnlyRequest("a GET or HEAD request must not write")
-    count_write(session, table)
+    for table in tables:
+        count_write(session, table)
     manager = session.info.get("tm")
     if manager is not None:
         mark_changed(session, manager)

@@ -110,8 +110,7 @@ class DriverStatement:
             self._writes = written_tables(self.statement)
         if self._writes:
             if session is not None:
-                for table in self._writes:
-                    record_write(session, table)
+                record_write(session, *self._writes)
         elif tables is EVERYTHING:
             refuse("a statement written as text")
         else:
