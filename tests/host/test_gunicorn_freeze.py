@@ -27,8 +27,11 @@ def pre_fork(server, worker):
 
 
 def post_fork(server, worker):
-    with open(os.path.join(OUT, f"post_fork.{{os.getpid()}}"), "w") as f:
+    # Written whole, then named: the test reads it as soon as the name appears.
+    written = os.path.join(OUT, f"writing.{{os.getpid()}}")
+    with open(written, "w") as f:
         f.write(f"{{gc.get_freeze_count()}}\\n")
+    os.replace(written, os.path.join(OUT, f"post_fork.{{os.getpid()}}"))
 """
 
 
