@@ -1,16 +1,14 @@
 """The site under gunicorn: what the master made before it forks is out of its workers' garbage
 collection (``gc.freeze`` before each fork), and an owner's own ``pre_fork`` hook still runs."""
-import json
 import signal
 import subprocess
 import textwrap
-import urllib.request
 
 import pytest
 
 from storeplatform.testing import cli_environ, free_port, wait_for
 
-from .test_gunicorn_logging import BIN, _ini, _migrate
+from .test_gunicorn_logging import BIN, _api_root, _ini, _migrate
 
 pytestmark = pytest.mark.production_topology
 
@@ -47,15 +45,7 @@ def test_workers_start_with_the_masters_objects_frozen_after_the_owners_pre_fork
     server = subprocess.Popen([BIN / "pserve", ini, f"http_port={port}"], env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     try:
-        def answered():
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/", timeout=5) as res:
-                    return json.loads(res.read())
-            except OSError:
-                assert server.poll() is None, server.stderr.read()
-                return None
-
-        wait_for(answered, timeout=60, interval=0.2)
+        wait_for(lambda: _api_root(server, port), timeout=60, interval=0.2)
         wait_for(lambda: len(list(tmp_path.glob("post_fork.*"))) == 2, timeout=30)
         # The owner's hook ran once per worker, the first time before anything was frozen.
         counts = (tmp_path / "pre_fork").read_text().split()

@@ -39,6 +39,17 @@ def _migrate(ini, env):
     assert proc.returncode == 0, proc.stderr
 
 
+def _api_root(server, port):
+    """``GET /api/`` of the gunicorn ``server`` (a Popen) on ``port``: its JSON, or None while it
+    does not answer yet (a server that exited fails with its error output)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/", timeout=5) as res:
+            return json.loads(res.read())
+    except OSError:
+        assert server.poll() is None, server.stderr.read()
+        return None
+
+
 def test_an_access_log_named_in_the_server_section_gets_every_line(tmp_path):
     access = tmp_path / "gunicorn-access.log"
     ini = _ini(tmp_path, f"accesslog = {access}\n")
@@ -50,12 +61,7 @@ def test_an_access_log_named_in_the_server_section_gets_every_line(tmp_path):
     err = ""
     try:
         def answered():
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/", timeout=5) as res:
-                    return json.loads(res.read())
-            except OSError:
-                assert server.poll() is None, server.stderr.read()
-                return None
+            return _api_root(server, port)
 
         try:
             wait_for(answered, timeout=60, interval=0.2)

@@ -192,8 +192,9 @@ def _read_state_postgresql(pooled, kept_generation, prepares=True):
 
 
 def _forgotten(result):
-    return result.status == ExecStatus.FATAL_ERROR and \
-        result.error_field(DiagnosticField.SQLSTATE) == _UNDEFINED_STATEMENT
+    """A failed result says the server does not know the prepared statement (callers test the
+    status first: a successful result, nearly every one, costs them no call)."""
+    return result.error_field(DiagnosticField.SQLSTATE) == _UNDEFINED_STATEMENT
 
 
 def _begin_with_state(pgconn, parameters, prepares):
