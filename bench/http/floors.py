@@ -13,12 +13,17 @@ gunicorn section), each against the bare app answering the same bytes:
   nothing of ours around it): the one round trip with which every request of ours checks that
   what it keeps is current (a cache never serves data older than the last committed write);
 - ``checkin``: the bare app running a check-in's conditional UPDATE ... RETURNING on a fresh
-  ticket, autocommit: the least a check-in writes, one round trip and its commit's flush.
+  ticket, autocommit: the least a check-in writes, one round trip and its commit's flush;
+- ``transaction``: the bare app making that check-in as ours does, in a transaction that begins
+  with the site state: BEGIN and the state statement in one pipeline, the UPDATE, the COMMIT
+  (three round trips: the UPDATE's answer decides what else the transaction writes, and the
+  answer may only leave once the COMMIT is durable).
 
 Costs per request add up (the machine is CPU-bound, so a ratio is bare time over ours), which
 gives the ceilings it prints: an exact read of ours can at best reach ``1 / (1/units + 1/state -
 1)``, if its own work, the session and the cache cost nothing; a check-in at best
-``1 / (1/units + 1/state + 1/checkin - 2)``, with the commit in the UPDATE's round trip.
+``1 / (1/units + 1/state + 1/checkin - 2)``, with the commit in the UPDATE's round trip, and a
+check-in in a transaction ``1 / (1/units + 1/transaction - 1)``.
 """
 import argparse
 import json
@@ -88,10 +93,19 @@ def main():
             with served(bare_ini(work, "checkin", [(checkin, "checkin")], args.workers), run.free_port()) as (floor, _):
                 rows["checkin"] = measure(checkin, floor, bare, args, work)
             log(f"  checkin: {rows['checkin']['ours']['rps']:.0f}/s, bare {rows['checkin']['bare']['rps']:.0f}/s")
+            top_up_tickets(ours, state, 40_000)
+            state_file.write_text(json.dumps(state))
+            with served(bare_ini(work, "transaction", [(checkin, "transaction")], args.workers),
+                        run.free_port()) as (floor, _):
+                rows["transaction"] = measure(checkin, floor, bare, args, work)
+            log(f"  transaction: {rows['transaction']['ours']['rps']:.0f}/s, "
+                f"bare {rows['transaction']['bare']['rps']:.0f}/s")
     ratio = {name: r["ours"]["rps"] / r["bare"]["rps"] for name, r in rows.items()}
     labels = {"units": "ours, GET pricecalc/v1/units (reads nothing)",
               "state": "bare + the site-state statement (libpq, prepared)",
-              "checkin": "bare + a check-in's UPDATE ... RETURNING (libpq, autocommit)"}
+              "checkin": "bare + a check-in's UPDATE ... RETURNING (libpq, autocommit)",
+              "transaction": "bare + the same check-in in a transaction: BEGIN and the state, the UPDATE, COMMIT "
+                             "(libpq, three round trips)"}
     print(f"\nstoreplatform HTTP floors: gunicorn {args.workers} sync workers, wrk -t{args.threads} "
           f"-c{args.connections}, {args.rounds} x {args.duration} s per side\n")
     print("| row | req/s | bare req/s | ratio |")
@@ -100,10 +114,12 @@ def main():
         print(f"| {labels[name]} | {r['ours']['rps']:.0f} | {r['bare']['rps']:.0f} | {ratio[name]:.2f} |")
     read = ceiling(ratio["units"], ratio["state"])
     check = ceiling(ratio["units"], ratio["state"], ratio["checkin"])
+    transactional = ceiling(ratio["units"], ratio["transaction"])
     print("\n| ceiling | at best | goal |")
     print("|---|---|---|")
     for label, value, names in (("an exact read (calculate, documents/{id}, pdf)", read, ("calculate", "document", "pdf")),
-                                ("a check-in", check, ("checkin",))):
+                                ("a check-in", check, ("checkin",)),
+                                ("a check-in in a transaction with its state (as ours)", transactional, ("checkin",))):
         goal = min(GOALS[n][0] for n in names)
         print(f"| {label} | {value:.2f} | >= {goal:.2f} |")
     return 0

@@ -1,6 +1,6 @@
 """The kernel's own hook implementations (registered as a plugin): the site's general and
-security options, the host distribution's migrations, and the purge of old login-throttle
-windows."""
+security options, the host distribution's migrations, the purge of old login-throttle windows
+and the fold of the kept counts' ended rows."""
 from pathlib import Path
 
 from huey import crontab
@@ -39,6 +39,11 @@ def storeplatform_migration_locations():
 @hookimpl
 def storeplatform_periodic_tasks():
     from .auth.throttle import purge_old_windows
+    from .db.counts import fold_counts_task
 
-    # Counts of failed logins (auth/throttle.py) whose window has ended.
-    return [Periodic("storeplatform.purge_login_attempts", crontab(minute="*/15"), purge_old_windows)]
+    return [
+        # Counts of failed logins (auth/throttle.py) whose window has ended.
+        Periodic("storeplatform.purge_login_attempts", crontab(minute="*/15"), purge_old_windows),
+        # The kept counts' rows of database connections that ended (db/counts.py).
+        Periodic("storeplatform.fold_counts", crontab(minute="*/10"), fold_counts_task),
+    ]

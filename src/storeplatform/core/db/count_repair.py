@@ -10,14 +10,13 @@ transaction, what each differing key lacks, and returns what it changed. Both re
 rows and its kept counts in one statement, so one snapshot on PostgreSQL.
 
 A repair beside live writes ends exact without stopping them. On PostgreSQL the kept count of a
-key is a sum of delta rows, one per writing transaction (``slot``): the repair is one more
-writer, adding the difference it saw (rows minus kept, both in its statement's snapshot) in a
-row of its own slot, in the same statement. A transaction that commits after that snapshot adds
-its own delta to rows the snapshot did not count, and both stay right once both commit; no key
-row is rewritten in place, so no writer waits for the repair nor the repair for a writer. It
-then folds each repaired key as a writer's trigger does (``sp_fold_count``: under the key's
-advisory lock, which concurrent folders only try and leave), leaving it one row. On SQLite the
-transaction's write lock (``BEGIN IMMEDIATE``) keeps every writer out: the key's row is
+key is a sum of delta rows, one per server process that wrote it (``slot``): the repair is one
+more writer, adding the difference it saw (rows minus kept, both in its statement's snapshot) to
+its own process's row, in the same statement. A transaction that commits after that snapshot adds
+its own delta to rows the snapshot did not count, and both stay right once both commit; no other
+process's row is written, so no writer waits for the repair nor the repair for a writer. The
+periodic fold (``counts.fold_ended_slots``) folds the repair's row once its process has ended. On
+SQLite the transaction's write lock (``BEGIN IMMEDIATE``) keeps every writer out: the key's row is
 rewritten to the count of its rows.
 
 The repair moves on the generations of the tables it repaired: a list answer kept by the host's
@@ -28,7 +27,7 @@ from collections import namedtuple
 
 from sqlalchemy import inspect, text
 
-from .counts import _PG_FOLD, _pg_key, _sqlite_key, count_name, declared_counts
+from .counts import _pg_key, _sqlite_key, count_name, declared_counts
 from .generations import declared_generations
 from .meta import metadata
 
@@ -84,11 +83,9 @@ def repair_counts(connection, meta=metadata):
             rows = connection.execute(text(
                 f"WITH d AS MATERIALIZED ({_differing(connection, table, columns)}), "
                 "fixed AS (INSERT INTO list_counts AS c (name, k1, k2, slot, n) "
-                "SELECT :name, k1, k2, txid_current(), actual - kept FROM d ORDER BY k1, k2 "
+                "SELECT :name, k1, k2, pg_backend_pid(), actual - kept FROM d ORDER BY k1, k2 "
                 "ON CONFLICT (name, k1, k2, slot) DO UPDATE SET n = c.n + excluded.n) "
                 "SELECT k1, k2, kept, actual FROM d"), {"name": name}).all()
-            for k1, k2, _, _ in sorted(rows, key=lambda r: (r[0], r[1])):
-                connection.execute(text(f"SELECT {_PG_FOLD}(:name, :k1, :k2)"), {"name": name, "k1": k1, "k2": k2})
         else:  # the transaction holds SQLite's write lock (BEGIN IMMEDIATE): no writer in between
             rows = connection.execute(text(_differing(connection, table, columns)), {"name": name}).all()
             for k1, k2, _, actual in rows:

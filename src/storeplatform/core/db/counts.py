@@ -12,14 +12,18 @@ reads one; ``count_rows_by(session, Model, column)`` every value's count of a on
 The rows live in ``list_counts`` (name = ``table:columns``, the grouping's values as text in
 ``k1``/``k2``, ``slot``, ``n``):
 
-- On PostgreSQL each writing transaction adds its own delta row per key (``slot`` = its
-  transaction id: ``INSERT ... ON CONFLICT`` on its own row only), from statement triggers
-  that read the statement's transition tables (one row per key and statement, however many rows
-  it wrote). No writer ever waits for another's counter row, and none can deadlock on one: a
-  single row per key would serialize every sale and check-in of the site on it until commit. A
-  reader sums the rows of its key. Now and then (one write of a key in 16) the writer folds the
-  key's committed rows into one (``slot`` 0), if no other transaction is folding it (an advisory
-  lock it only tries): a key keeps a handful of rows whatever the traffic.
+- On PostgreSQL each database connection (server process) keeps its own delta row per key
+  (``slot`` = its backend's pid), added to in place by statement triggers that read the
+  statement's transition tables (one ``INSERT ... ON CONFLICT DO UPDATE`` per statement, one row
+  per key however many rows it wrote). A server process runs one transaction at a time, so no
+  writer ever waits for another's counter row, and none can deadlock on one: a single row per
+  key would serialize every sale and check-in of the site on it until commit. The update changes
+  no indexed column: it is a HOT update, whose old versions the next visit of the page prunes,
+  so a key's index entries stay one per process however many writes it takes (a new row per
+  transaction left thousands of dead index entries per key between two autovacuum runs under a
+  door rush: docs/performance.md). A reader sums the rows of its key. The rows of processes
+  that ended are folded into one (``slot`` 0) by a periodic task (``fold_ended_slots``), which
+  takes only rows no transaction holds (``SKIP LOCKED``): a key keeps a row per connection.
 - On SQLite, whose writers take turns anyway, row triggers keep one row per key (``slot`` 0).
 
 Reading a count is reading the table it counts, for the host's cache: the counts change only
@@ -39,9 +43,8 @@ list_counts = Table(
     Column("slot", BigInteger, primary_key=True),
     Column("n", BigInteger, nullable=False))
 
-FOLD_ONE_IN = 16
-_PG_FOLD = "sp_fold_count"
 _PG_FUNCTION = "sp_counts_{table}"
+_PG_OLD_FOLD = "sp_fold_count(text, text, text)"  # what writers called before slots were per process
 _TRIGGER = "sp_counts_{table}_{operation}"
 _OPERATIONS = ("insert", "update", "delete")
 
@@ -161,11 +164,10 @@ def _pg_deltas(table, groupings, alias, sign):
 
 
 def _pg_upsert(deltas):
-    return ("FOR kept IN INSERT INTO list_counts AS c (name, k1, k2, slot, n) "
-            f"SELECT d.name, d.k1, d.k2, txid_current(), sum(d.n) FROM ({deltas}) d "
+    return ("INSERT INTO list_counts AS c (name, k1, k2, slot, n) "
+            f"SELECT d.name, d.k1, d.k2, pg_backend_pid(), sum(d.n) FROM ({deltas}) d "
             "GROUP BY d.name, d.k1, d.k2 HAVING sum(d.n) <> 0 ORDER BY d.name, d.k1, d.k2 "
-            "ON CONFLICT (name, k1, k2, slot) DO UPDATE SET n = c.n + excluded.n RETURNING c.name, c.k1, c.k2 LOOP "
-            f"IF random() < {1 / FOLD_ONE_IN} THEN PERFORM {_PG_FOLD}(kept.name, kept.k1, kept.k2); END IF; END LOOP;")
+            "ON CONFLICT (name, k1, k2, slot) DO UPDATE SET n = c.n + excluded.n;")
 
 
 def _pg_function_body(table, groupings):
@@ -173,28 +175,41 @@ def _pg_function_body(table, groupings):
     deleted = _pg_upsert(_pg_deltas(table, groupings, "old_rows", -1))
     updated = _pg_upsert(_pg_deltas(table, groupings, "old_rows", -1) + " UNION ALL "
                          + _pg_deltas(table, groupings, "new_rows", 1))
-    return (f"\nDECLARE kept record;\nBEGIN\n"
+    return ("\nBEGIN\n"
             f"IF TG_OP = 'INSERT' THEN {inserted}\nELSIF TG_OP = 'DELETE' THEN {deleted}\nELSE {updated}\nEND IF;\n"
             "RETURN NULL;\nEND\n")
 
 
-_PG_FOLD_BODY = """
-DECLARE total bigint;
-BEGIN
-  -- One folder per key at a time; the others leave it (they never wait).
-  IF NOT pg_try_advisory_xact_lock(hashtextextended(p_name || chr(31) || p_k1 || chr(31) || p_k2, 30)) THEN
-    RETURN;
-  END IF;
-  WITH gone AS (DELETE FROM list_counts WHERE name = p_name AND k1 = p_k1 AND k2 = p_k2 RETURNING n)
-    SELECT coalesce(sum(n), 0) INTO total FROM gone;
-  IF total <> 0 THEN
-    INSERT INTO list_counts AS c (name, k1, k2, slot, n) VALUES (p_name, p_k1, p_k2, 0, total)
-      ON CONFLICT (name, k1, k2, slot) DO UPDATE SET n = c.n + excluded.n;
-  END IF;
-END
-"""
-_PG_FOLD_FUNCTION = (f"CREATE OR REPLACE FUNCTION {_PG_FOLD}(p_name text, p_k1 text, p_k2 text) RETURNS void "
-                     f"LANGUAGE plpgsql AS $body${_PG_FOLD_BODY}$body$")
+# The rows of server processes that ended, each key's added into its slot 0 in one statement. A row
+# some transaction holds (a process that reuses an ended one's pid, another fold) is left for the
+# next fold: a fold never waits for a writer, and a writer waits for a fold only when its new
+# process took an ended one's pid in the fold's few milliseconds.
+_PG_FOLD_ENDED = (
+    "WITH gone AS (DELETE FROM list_counts WHERE ctid IN ("
+    "SELECT ctid FROM list_counts WHERE slot <> 0 "
+    "AND slot NOT IN (SELECT pid FROM pg_stat_activity WHERE pid IS NOT NULL) FOR UPDATE SKIP LOCKED) "
+    "RETURNING name, k1, k2, n), "
+    "folded AS (INSERT INTO list_counts AS c (name, k1, k2, slot, n) "
+    "SELECT name, k1, k2, 0, sum(n) FROM gone GROUP BY name, k1, k2 ORDER BY name, k1, k2 "
+    "ON CONFLICT (name, k1, k2, slot) DO UPDATE SET n = c.n + excluded.n) "
+    "SELECT count(*) FROM gone")
+
+
+def fold_ended_slots(connection):
+    """Fold the delta rows of server processes that ended into their keys' slot 0, in the
+    caller's transaction; returns how many rows were folded (0 on SQLite, which keeps one row
+    per key). The counts read the same before and after."""
+    if connection.dialect.name != "postgresql":
+        return 0
+    return int(connection.execute(text(_PG_FOLD_ENDED)).scalar())
+
+
+def fold_counts_task(ctx):
+    """Periodic task: ``fold_ended_slots`` in a transaction of its own."""
+    from .session import record_write
+
+    if fold_ended_slots(ctx.session.connection()):
+        record_write(ctx.session, list_counts.name)  # the transaction commits it (it belongs to no generation)
 
 
 def _sqlite_key(columns, alias):
@@ -244,8 +259,6 @@ def _pg_triggers(table):
 
 _PG_EMITTED = ("SELECT c.relname, t.tgname, p.prosrc FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
                "JOIN pg_proc p ON p.oid = t.tgfoid WHERE t.tgname LIKE 'sp\\_counts\\_%'")
-_PG_FOLD_SOURCE = f"SELECT prosrc FROM pg_proc WHERE proname = '{_PG_FOLD}'"
-_FOLD = "(fold)"  # the folding function's source, part of every table's signature on PostgreSQL
 _SQLITE_EMITTED = "SELECT tbl_name, name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'sp_counts_%'"
 
 
@@ -256,17 +269,13 @@ def _emitted(connection):
     found = {}
     for table, name, source in connection.execute(text(_PG_EMITTED if postgresql else _SQLITE_EMITTED)).all():
         found.setdefault(table, {})[name] = source
-    if postgresql:  # the triggers call it: one missing or different makes them all again
-        fold = connection.execute(text(_PG_FOLD_SOURCE)).scalar()
-        for triggers in found.values():
-            triggers[_FOLD] = fold
     return {table: tuple(sorted(triggers.items())) for table, triggers in found.items()}
 
 
 def _wanted(connection, table, groupings):
     if connection.dialect.name == "postgresql":
         body = _pg_function_body(table, groupings)
-        return tuple(sorted([*((name, body) for name in _pg_triggers(table)), (_FOLD, _PG_FOLD_BODY)]))
+        return tuple(sorted((name, body) for name in _pg_triggers(table)))
     return tuple(sorted(_sqlite_triggers(table, groupings).items()))
 
 
@@ -293,7 +302,7 @@ def emit_count_triggers(connection, meta=metadata):
     postgresql = connection.dialect.name == "postgresql"
     execute = connection.exec_driver_sql
     if changed and postgresql:
-        execute(_PG_FOLD_FUNCTION)
+        execute(f"DROP FUNCTION IF EXISTS {_PG_OLD_FOLD}")
     for table in changed:
         for operation in _OPERATIONS:
             name = _TRIGGER.format(table=table, operation=operation)
