@@ -107,8 +107,21 @@ def site_app_lines(secret):
     return app
 
 
+# The environment's overrides of an ini (storeplatform.core.settings.ENV_OVERRIDES): a shell
+# that exported the test suite's STOREPLATFORM_DATABASE_URL would otherwise seed and bench its
+# database instead of storeplatform_bench, silently.
+OVERRIDES = ("STOREPLATFORM_DATABASE_URL", "STOREPLATFORM_HUEY_URL", "STOREPLATFORM_SECRET",
+             "STOREPLATFORM_TRANSACTION_POOLING")
+
+
+def bench_environ(**extra):
+    """This process's environment without the overrides of the bench's ini, plus ``extra``."""
+    return {**{k: v for k, v in os.environ.items() if k not in OVERRIDES}, **extra}
+
+
 def cli(ini, *args):
-    proc = subprocess.run([TOOL, "-c", str(ini), *args], check=False, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([TOOL, "-c", str(ini), *args], check=False, capture_output=True, text=True, timeout=600,
+                          env=bench_environ())
     if proc.returncode:
         raise SystemExit(f"storeplatform {' '.join(args)}: {proc.stderr.strip()}")
     return proc.stdout.strip()
@@ -117,9 +130,10 @@ def cli(ini, *args):
 @contextlib.contextmanager
 def served(ini, port, env=None):
     """``pserve ini`` on ``port`` until the block ends; waits until it answers. ``env``: the
-    server's environment (by default this one, with the bare app's folder on PYTHONPATH)."""
+    server's environment (by default this one without the ini's overrides, with the bare app's
+    folder on PYTHONPATH)."""
     logfile = open(Path(ini).with_suffix(".log"), "w")
-    env = {**os.environ, "PYTHONPATH": str(HERE)} if env is None else env
+    env = bench_environ(PYTHONPATH=str(HERE)) if env is None else env
     proc = subprocess.Popen([PSERVE, str(ini), f"http_port={port}"], stdout=logfile, stderr=subprocess.STDOUT,
                             start_new_session=True, env=env)
     try:

@@ -63,9 +63,9 @@ def _server_connect_args(settings):
     (it would prepare a statement run five times on a connection, under names two clients of one
     server connection would share), and the site's own prepared statement goes unnamed
     (``generations._read_state_postgresql``). The site sets nothing else per session: no
-    ``SET``, no session advisory lock (the counts' folds take transaction ones), no temporary
-    table, no ``LISTEN``; isolation levels and read-only go with each ``BEGIN``
-    (docs/operations.md, "Several machines")."""
+    ``SET``, no advisory lock (the kept counts' rows are per server connection: one transaction
+    at a time, whichever client it serves), no temporary table, no ``LISTEN``; isolation levels
+    and read-only go with each ``BEGIN`` (docs/operations.md, "Several machines")."""
     if settings["storeplatform.parsed"].get("transaction_pooling"):
         return {"prepare_threshold": None}
     return {}
