@@ -81,7 +81,6 @@ class _Floor:
 
         self.kind, self.url = kind, database_url
         self.text = _STATE_PREPARED_TEXT if kind == "state" else _CHECK_IN
-        self.state_text = _STATE_PREPARED_TEXT
         self.pgconn = None
 
     def __call__(self, request):
@@ -97,7 +96,6 @@ class _Floor:
             self.kept = b"%d" % (kept[0] if kept else -1)
             self.pgconn = connection.pgconn
             self.pgconn.prepare(b"floor", self.text)
-            self.pgconn.prepare(b"state", self.state_text)
         if self.kind == "transaction":
             return self._in_transaction(json.loads(request.body)["ticket_code"].encode())
         parameter = self.kept if self.kind == "state" else json.loads(request.body)["ticket_code"].encode()
@@ -106,29 +104,18 @@ class _Floor:
             raise RuntimeError(f"floor {self.kind}: {result.status} {result.ntuples} rows")
 
     def _in_transaction(self, code):
-        """A check-in as ours makes it: BEGIN and the site-state statement in one pipeline, the
-        UPDATE, the COMMIT: three round trips, nothing of ours around them."""
+        """A check-in as ours makes it: BEGIN and the site-state statement in one pipeline (our
+        own function for it, which prepares the statement the first time), the UPDATE, the
+        COMMIT: three round trips, nothing else of ours around them."""
         from psycopg.pq import ExecStatus
 
-        pgconn = self.pgconn
-        pgconn.enter_pipeline_mode()
-        pgconn.send_query_params(b"BEGIN", None)
-        pgconn.send_query_prepared(b"state", [self.kept])
-        pgconn.pipeline_sync()
-        statuses = []
-        while True:
-            result = pgconn.get_result()
-            if result is None:
-                continue
-            if result.status == ExecStatus.PIPELINE_SYNC:
-                break
-            statuses.append(result.status)
-        pgconn.exit_pipeline_mode()
-        moved = pgconn.exec_prepared(b"floor", [code])
-        committed = pgconn.exec_(b"COMMIT")
-        if statuses != [ExecStatus.COMMAND_OK, ExecStatus.TUPLES_OK] or moved.ntuples != 1 or \
-                committed.status != ExecStatus.COMMAND_OK:
-            raise RuntimeError(f"floor transaction: {statuses} {moved.status} {moved.ntuples} {committed.status}")
+        from storeplatform.core.db.generations import _begin_with_state
+
+        state = _begin_with_state(self.pgconn, [self.kept], True)
+        moved = self.pgconn.exec_prepared(b"floor", [code])
+        committed = self.pgconn.exec_(b"COMMIT")
+        if state.status != ExecStatus.TUPLES_OK or moved.ntuples != 1 or committed.status != ExecStatus.COMMAND_OK:
+            raise RuntimeError(f"floor transaction: {state.status} {moved.status} {moved.ntuples} {committed.status}")
 
 
 def _with_floor(view, floor):

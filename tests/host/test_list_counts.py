@@ -3,9 +3,9 @@ many transactions, whichever backend; made and checked by migrate and readiness 
 generation triggers."""
 import random
 import threading
-import time
 from decimal import Decimal
 
+import pytest
 from sqlalchemy import text
 
 from storeplatform.core.db.counts import (
@@ -16,6 +16,7 @@ from storeplatform.core.db.counts import (
     true_counts,
 )
 from storeplatform.core.health import migrations_check
+from storeplatform.testing import wait_for
 from storeplatform.components.shop.models import Order, Post
 
 POST_TYPES = ("page", "note", "evt_event")
@@ -145,13 +146,8 @@ def slots_of_note_drafts(engine):
 
 def wait_until_ended(engine, pids):
     with engine.connect() as connection:
-        for _ in range(100):
-            live = connection.execute(text("SELECT pid FROM pg_stat_activity WHERE pid = ANY(:pids)"),
-                                      {"pids": list(pids)}).all()
-            if not live:
-                return
-            time.sleep(0.05)
-    raise AssertionError(f"server processes {sorted(pids)} did not end")
+        wait_for(lambda: not connection.execute(text("SELECT pid FROM pg_stat_activity WHERE pid = ANY(:pids)"),
+                                                {"pids": list(pids)}).all(), timeout=5)
 
 
 def test_a_key_keeps_a_row_per_connection_and_the_fold_leaves_one(site):
@@ -185,7 +181,7 @@ def test_two_transactions_writing_one_key_do_not_wait_for_each_other(site):
     """Each writes its own process's row: the second inserts while the first holds its row,
     with a lock timeout that a wait would hit."""
     if site.engine.dialect.name != "postgresql":
-        return  # SQLite's writers take turns on its one lock: there is nothing to wait for apart
+        pytest.skip("SQLite's writers take turns on its one lock: two never write at once")
     with site.engine.connect() as first, site.engine.connect() as second:
         with first.begin():
             insert_note(first, "first")
@@ -201,7 +197,7 @@ def test_the_fold_takes_no_row_a_transaction_holds_and_waits_for_none(site):
     """A row of an ended process that a transaction holds (as a new process reusing its pid
     would) is left to the next fold; the fold does not wait for it."""
     if site.engine.dialect.name != "postgresql":
-        return  # the fold has nothing to do on SQLite (one row per key)
+        pytest.skip("SQLite keeps one row per key: it has no rows of ended processes to fold")
     with site.engine.begin() as connection:
         insert_note(connection, "kept")
         connection.execute(text(f"UPDATE list_counts SET slot = 2147483000 WHERE {NOTE_DRAFT}"))

@@ -33,6 +33,7 @@ table's generation (``list_counts`` itself belongs to none, and nothing else may
 from sqlalchemy import BigInteger, Column, Integer, String, Table, bindparam, func, inspect, select, text
 
 from .meta import metadata
+from .session import record_write
 from .statements import DriverStatement
 
 list_counts = Table(
@@ -206,8 +207,6 @@ def fold_ended_slots(connection):
 
 def fold_counts_task(ctx):
     """Periodic task: ``fold_ended_slots`` in a transaction of its own."""
-    from .session import record_write
-
     if fold_ended_slots(ctx.session.connection()):
         record_write(ctx.session, list_counts.name)  # the transaction commits it (it belongs to no generation)
 
