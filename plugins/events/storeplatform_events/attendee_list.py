@@ -11,23 +11,27 @@ only); ``known_total`` the number of rows when the database keeps it; ``read_pag
 REST request asks for, as records (REST's lists in both variants and the plugin's face)."""
 from dataclasses import dataclass
 
-from sqlalchemy import String, and_, func, literal_column, or_, select
+from sqlalchemy import and_, func, or_, select
 
 from storeplatform.api import Post, count_rows, paginate
 
-from .models import ATTENDEE_SEARCH_TEXT, Attendee, AttendeeRecord
+from .models import Attendee, AttendeeRecord, AttendeeSearch
 from .queries import ilike, like_pattern
 
-ATTENDEE_TEXT = literal_column(ATTENDEE_SEARCH_TEXT, String)
+
+def text_holders(text):
+    """The ids of the attendees whose first name, last name, e-mail and ticket code, as one
+    lower-case text (``AttendeeSearch``), hold ``text``: on PostgreSQL a read of its trigram
+    index, where a search of the columns one by one scans every attendee."""
+    return select(AttendeeSearch.attendee_id).where(
+        AttendeeSearch.words.like(func.lower(like_pattern(text)), escape="\\"))
 
 
 def attendee_text_holds(text):
-    """Attendees whose first name, last name, e-mail and ticket code, as one lower-case text,
-    hold ``text``: on PostgreSQL a read of the trigram index ix_evt_attendees_search_trgm, where
-    a search of the columns one by one scans every attendee. A search of any of those columns
-    (or of two joined by a space) is narrowed by it, then checked exactly: a match here may
-    run across two columns."""
-    return ATTENDEE_TEXT.like(func.lower(like_pattern(text)), escape="\\")
+    """Attendees among ``text_holders(text)``. A search of any of the four texts (or of two
+    joined by a space) is narrowed by it, then checked exactly: a match here may run across two
+    of them."""
+    return Attendee.id.in_(text_holders(text))
 
 
 def search_condition(search):

@@ -2,7 +2,7 @@
 live here, one row per post (keyed by the post id), so that lists filter and sort in SQL."""
 from collections import namedtuple
 
-from sqlalchemy import JSON, Boolean, Date, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
+from sqlalchemy import JSON, Boolean, Date, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from storeplatform.api import Base, UTCDateTime, utcnow
@@ -92,12 +92,6 @@ class SpeakerDetails(Base):
 INTERNAL_COLUMNS = frozenset({"cancelled_by_order"})
 
 
-# The four texts an attendee search matches, as one lower-case text: the expression of the GIN
-# trigram index ix_evt_attendees_search_trgm on PostgreSQL (views/attendees.py narrows a search
-# with it), written as PostgreSQL reads it back so that the migrated index matches the model.
-ATTENDEE_SEARCH_TEXT = "lower((((((first_name || ' ') || last_name) || ' ') || email) || ' ') || ticket_code)"
-
-
 class TicketType(Base):
     """What a product that is a ticket for an event (``meta.event_id``) adds to it: the places it
     sells (0: no limit of its own) and the window in which it is sold (either end open). Written
@@ -136,9 +130,6 @@ class Attendee(Base):
         # check-in time indexes serve its lookups by those columns as well (evt0015).
         *(Index(f"ix_evt_attendees_{column}_id", column, "id") for column in SORTED),
         *(Index(f"ix_evt_attendees_event_{column}_id", "event_id", column, "id") for column in SORTED),
-        # The search (PostgreSQL only: SQLite can reflect no expression index).
-        Index("ix_evt_attendees_search_trgm", text(ATTENDEE_SEARCH_TEXT), postgresql_using="gin").ddl_if(
-            dialect="postgresql"),
         # Attendees per status and per event and status, kept by the database: the list's totals.
         {"info": {"counts": (("status",), ("event_id", "status"))}},
     )
@@ -189,6 +180,27 @@ class AttendeeRecord(namedtuple("AttendeeRecord", [column.name for column in Att
     def as_dict(self):
         """The plain values hooks receive as ``attendee``; the plugin's bookkeeping left out."""
         return {name: value for name, value in zip(self._fields, self) if name not in INTERNAL_COLUMNS}
+
+
+class AttendeeSearch(Base):
+    """The four texts an attendee search matches (first name, last name, e-mail, ticket code) as
+    one lower-case text, each joined to the next by a space: one row per attendee, written by the
+    database itself. Triggers on ``evt_attendees`` (migration evt0016) make it when an attendee is
+    made and again when one of the four is written; deleting the attendee deletes it. On PostgreSQL a GIN trigram index of it gives a search its candidates
+    (``attendee_list.attendee_text_holds``).
+
+    A table of its own, not an index of the attendees: an UPDATE that changes an indexed column
+    (a check-in's status and time) writes a new entry into every index of the row's table, and
+    the trigram index's entry cost the check-in's UPDATE more than a third of its time (#39)."""
+
+    __tablename__ = "evt_attendee_search"
+    __table_args__ = (
+        Index("ix_evt_attendee_search_words", "words", postgresql_using="gin",
+              postgresql_ops={"words": "gin_trgm_ops"}).ddl_if(dialect="postgresql"),
+    )
+
+    attendee_id: Mapped[int] = mapped_column(ForeignKey("evt_attendees.id", ondelete="CASCADE"), primary_key=True)
+    words: Mapped[str] = mapped_column(Text, nullable=False)
 
 
 class CheckinScan(Base):
