@@ -161,6 +161,46 @@ def test_another_caller_or_query_string_gets_its_own_etag(shop):
         public.headers["ETag"]
 
 
+def test_a_remembered_revalidation_still_follows_the_state_the_caller_and_the_address(shop):
+    """From the second revalidation of the same request on, the process compares before it
+    validates the query again (#39): the answers are the same as the long way's."""
+    site, admin, product = shop
+    listed = f"{STORE}/products?per_page=5&orderby=title"
+    tag = site.app.get(listed).headers["ETag"]
+    for _ in range(3):
+        assert site.app.get(listed, headers={"If-None-Match": tag}, status=304).headers["ETag"] == tag
+    # Another address of the site, another caller, a query the schema refuses: their own answers.
+    other = site.app.get(listed, headers={"If-None-Match": tag}, extra_environ={"HTTP_HOST": "shop.example"},
+                         status=200)
+    assert other.headers["ETag"] != tag
+    assert site.app.get(listed, headers={**admin, "If-None-Match": tag}, status=200).headers["ETag"] != tag
+    refused = site.app.get(f"{STORE}/products?per_page=500&orderby=title", headers={"If-None-Match": tag}, status=400)
+    assert refused.json["code"] == "rest_invalid_param"
+    # A write moves the tag on; the new one is remembered in its turn.
+    site.app.put_json(product, {"name": "Desk lamp"}, headers=admin)
+    res = site.app.get(listed, headers={"If-None-Match": tag}, status=200)
+    assert res.json[0]["name"] == "Desk lamp" and res.headers["ETag"] != tag
+    for _ in range(3):
+        site.app.get(listed, headers={"If-None-Match": res.headers["ETag"]}, status=304)
+
+
+def test_a_caller_who_may_no_longer_read_is_refused_not_told_unchanged(site):
+    admin = site.headers_for(ADMIN)
+    site.create_user("clerk", "shop_manager", password="clerk-password-1")
+    clerk = site.headers_for("clerk")
+    product = site.app.post_json(f"{STORE}/products", {"name": "Lamp", "regular_price": "20.00"}, headers=admin).json
+    order = site.app.post_json(f"{STORE}/orders", {"line_items": [{"product_id": product["id"], "quantity": 1}]},
+                               headers=admin, status=201).json
+    url = f"{STORE}/orders/{order['id']}"
+    tag = site.app.get(url, headers=clerk).headers["ETag"]
+    for _ in range(3):
+        site.app.get(url, headers={**clerk, "If-None-Match": tag}, status=304)
+    with site.session() as s:
+        s.execute(User.__table__.update().where(User.login == "clerk").values(role="customer"))
+    res = site.app.get(url, headers={**clerk, "If-None-Match": tag}, status=403)
+    assert res.json["data"]["status"] == 403
+
+
 @pytest.mark.in_process  # the tags of two sites compared: served, each would have its own address
 def test_every_process_gives_the_same_tag_for_the_same_state(plugin_site, make_site):
     other = make_site(plugins=[CondTest()])  # a second process of the site: its own cache

@@ -8,7 +8,10 @@ same tag in every process of the site, and anything the answer read that changes
 generation on, and so the tag. A request whose If-None-Match names the current tag is answered
 304 with the generations the request reads anyway and nothing else: no view runs
 (``storeplatform.core.conditional`` compares; the writes' preconditions are
-``storeplatform.core.rest.preconditions``'s).
+``storeplatform.core.rest.preconditions``'s). Nor is its input validated again when the same
+request (path, query string, site address, caller) was answered in this process before: its key
+is remembered, so a revalidation costs the permission, the state and a lookup
+(``cached_answers``' ``revalidating``).
 """
 import sys
 from base64 import urlsafe_b64encode
@@ -80,6 +83,22 @@ def stop_request_reading(request):
     stop_reading()
 
 
+# environ: the tag a revalidation was found to name before its input was validated (the view
+# answers 304 with it).
+_NOT_MODIFIED = "storeplatform.cache.not_modified"
+# Requests remembered per route and process (their keys, a few hundred bytes each): past this, the
+# route forgets them all and remembers afresh.
+REMEMBERED_REQUESTS = 4096
+
+
+def _request_as_sent(environ, caller):
+    """What a request's key is a function of, as it came: its path and query string, the parts
+    of the environ its site URL is made of, and its caller."""
+    return (environ.get("PATH_INFO"), environ.get("QUERY_STRING"), environ.get("HTTP_HOST"),
+            environ.get("SERVER_NAME"), environ.get("SERVER_PORT"), environ.get("wsgi.url_scheme"),
+            environ.get("SCRIPT_NAME"), caller)
+
+
 def cached_answers(view, route_name, method, view_name=""):
     """``view`` (an answering view: it returns a Response), declared for ``method``, with its
     answers kept; a GET's also serves HEAD, with the same answers. A GET's (or HEAD's) answers
@@ -89,6 +108,15 @@ def cached_answers(view, route_name, method, view_name=""):
     kind = f"{method} {route_name}"
     tagged = method in ("GET", "HEAD")
     material = []
+    # A request as it came -> its key, once it was answered 304 the long way: its validated input
+    # is a function of what it came with, given the state, and the state is in the tag. (Only
+    # revalidations are remembered: a client that never sends If-None-Match costs nothing here.)
+    keys = {}
+
+    def remember(request, key):
+        if len(keys) >= REMEMBERED_REQUESTS:
+            keys.clear()
+        keys[_request_as_sent(request.environ, key[3])] = key
 
     def tag_material():
         if not material:
@@ -111,6 +139,7 @@ def cached_answers(view, route_name, method, view_name=""):
                 # The cheapest answer: the generations the lookup reads anyway, and no view.
                 current, exists = known_tag(request.db, kind, key, tag_material())
                 if current is not None and not if_none_match_holds(condition, current, exists):
+                    remember(request, key)
                     return not_modified(current)
             kept = cached_call(request.db, kind, key, lambda: _keepable(view(request)), reading=reading,
                                size_of=_body_size, keep=_is_kept_answer, finish=tag if tagged else None)
@@ -119,14 +148,37 @@ def cached_answers(view, route_name, method, view_name=""):
         if type(kept) is not KeptAnswer:
             return kept.response
         if condition is not None and kept.etag is not None and not if_none_match_holds(condition, kept.etag, True):
+            remember(request, key)
             return not_modified(kept.etag)  # computed here first (another process tagged it)
         return kept
 
     def answer(request):
+        current = request.environ.pop(_NOT_MODIFIED, None)
+        if current is not None:
+            stop_request_reading(request)
+            return not_modified(current)
         kept = kept_answer(request, request.environ.get("HTTP_IF_NONE_MATCH") if tagged else None)
         return kept.response() if type(kept) is KeptAnswer else kept
 
-    answer.kept_answer, answer.kind = kept_answer, kind
+    def revalidating(validate):
+        """``validate`` (the route's input validator) for a GET's requests, but a request whose
+        If-None-Match names the current tag of a request this process answered as it came is
+        not validated again: its view answers 304 (``validate`` is what follows its permission's
+        check, which still runs first)."""
+        def validate_unless_unchanged(request, **kwargs):
+            environ = request.environ
+            condition = environ.get("HTTP_IF_NONE_MATCH")
+            if condition is not None:
+                key = keys.get(_request_as_sent(environ, caller_of(request)))
+                if key is not None:
+                    current, exists = known_tag(request.db, kind, key, tag_material())
+                    if current is not None and not if_none_match_holds(condition, current, exists):
+                        environ[_NOT_MODIFIED] = current
+                        return
+            validate(request, **kwargs)
+        return validate_unless_unchanged
+
+    answer.kept_answer, answer.kind, answer.revalidating = kept_answer, kind, revalidating
     return answer
 
 
