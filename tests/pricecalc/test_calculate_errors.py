@@ -185,3 +185,18 @@ def test_finest_step_with_a_large_value(pc):
     assert pc.calculate(pid, {"length": "12345678901234.5"}).json["calculated_measurement"] == 12345678901234.5
     res = pc.calculate(pid, {"length": "12345678901234.00000000001"}, status=400)
     assert_error(res, 400, "invalid_measurement", field="length")
+
+
+def test_the_same_body_again_follows_its_calculator(pc, area_id):
+    """A body this process answered before is answered from what it kept, without being read
+    again (#39), only while nothing it depends on changed: a narrower range refuses it."""
+    for _ in range(3):
+        assert pc.calculate(area_id, {"length": 50, "width": 2}).json["calculated_measurement"] == 100
+    pc.save(area_id, {"settings": {"fields": {"length": {"min": "1", "max": "40", "step": "0.5"}}}})
+    body = assert_error(pc.calculate(area_id, {"length": 50, "width": 2}, status=400), 400, "invalid_measurement")
+    assert body["data"]["field"] == "length"
+    assert pc.calculate(area_id, {"length": 40, "width": 2}).json["calculated_measurement"] == 80
+    # The same measurements written otherwise are another body: answered the same.
+    res = pc.app.post(f"{PC}/calculate", '{"measurements": {"width": 2, "length": 40}, "product_id": %d}' % area_id,
+                      content_type="application/json")
+    assert res.json["calculated_measurement"] == 80

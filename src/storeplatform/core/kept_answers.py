@@ -8,10 +8,12 @@ same tag in every process of the site, and anything the answer read that changes
 generation on, and so the tag. A request whose If-None-Match names the current tag is answered
 304 with the generations the request reads anyway and nothing else: no view runs
 (``storeplatform.core.conditional`` compares; the writes' preconditions are
-``storeplatform.core.rest.preconditions``'s). Nor is its input validated again when the same
-request (path, query string, site address, caller) was answered in this process before: its key
-is remembered, so a revalidation costs the permission, the state and a lookup
-(``cached_answers``' ``revalidating``).
+``storeplatform.core.rest.preconditions``'s).
+
+A request that comes as one this process answered at the same state (the same path, query
+string, body, site address and caller) is not validated again either: what it came with and the
+state are what its validation depends on, so its key is remembered with the state, and its kept
+answer (or 304) found after its permission's check (``cached_answers``' ``unless_known``).
 """
 import sys
 from base64 import urlsafe_b64encode
@@ -24,6 +26,7 @@ from pyramid.response import Response
 
 from .cache import cached_call, kept_state, process_cache, start_reading, stop_reading
 from .conditional import if_none_match_holds
+from .rest.schema import request_body
 
 
 class KeptAnswer:
@@ -83,20 +86,30 @@ def stop_request_reading(request):
     stop_reading()
 
 
-# environ: the tag a revalidation was found to name before its input was validated (the view
-# answers 304 with it).
-_NOT_MODIFIED = "storeplatform.cache.not_modified"
-# Requests remembered per route and process (their keys, a few hundred bytes each): past this, the
-# route forgets them all and remembers afresh.
-REMEMBERED_REQUESTS = 4096
+# environ: the kept answer found for a request as it came, before its input was validated (the
+# view answers with it); and what it came with, for the key its validation leads to.
+_KNOWN = "storeplatform.cache.known"
+_SENT = "storeplatform.cache.sent"
+# Requests remembered per route and process, with their keys: past this, the route forgets them
+# all and remembers afresh. A body larger than REMEMBERED_BODY is never remembered.
+REMEMBERED_REQUESTS = 2048
+REMEMBERED_BODY = 1024
 
 
-def _request_as_sent(environ, caller):
-    """What a request's key is a function of, as it came: its path and query string, the parts
-    of the environ its site URL is made of, and its caller."""
-    return (environ.get("PATH_INFO"), environ.get("QUERY_STRING"), environ.get("HTTP_HOST"),
+def _request_as_sent(request, with_body):
+    """What a request's key is a function of, given the site's state, as it came: its path,
+    query string and body, the parts of the environ its site URL is made of, and its caller;
+    None when its body is too large to remember."""
+    environ = request.environ
+    body = None
+    if with_body:
+        length = environ.get("CONTENT_LENGTH")
+        if not length or not length.isdigit() or int(length) > REMEMBERED_BODY:
+            return None
+        body = (environ.get("CONTENT_TYPE"), request_body(request))
+    return (environ.get("PATH_INFO"), environ.get("QUERY_STRING"), body, environ.get("HTTP_HOST"),
             environ.get("SERVER_NAME"), environ.get("SERVER_PORT"), environ.get("wsgi.url_scheme"),
-            environ.get("SCRIPT_NAME"), caller)
+            environ.get("SCRIPT_NAME"), caller_of(request))
 
 
 def cached_answers(view, route_name, method, view_name=""):
@@ -108,15 +121,20 @@ def cached_answers(view, route_name, method, view_name=""):
     kind = f"{method} {route_name}"
     tagged = method in ("GET", "HEAD")
     material = []
-    # A request as it came -> its key, once it was answered 304 the long way: its validated input
-    # is a function of what it came with, given the state, and the state is in the tag. (Only
-    # revalidations are remembered: a client that never sends If-None-Match costs nothing here.)
+    # A request as it came -> (its key, the state it was answered at): the input its validation
+    # gave is a function of what it came with and of the state, so the same request at the same
+    # state has the same key, and its kept answer is the one validation would lead to.
     keys = {}
 
     def remember(request, key):
-        if len(keys) >= REMEMBERED_REQUESTS:
-            keys.clear()
-        keys[_request_as_sent(request.environ, key[3])] = key
+        sent = request.environ.pop(_SENT, None)
+        if sent is None:
+            return
+        known = kept_state(request.db, kind)
+        if known is not None:
+            if len(keys) >= REMEMBERED_REQUESTS:
+                keys.clear()
+            keys[sent] = (key, known[1])
 
     def tag_material():
         if not material:
@@ -139,7 +157,6 @@ def cached_answers(view, route_name, method, view_name=""):
                 # The cheapest answer: the generations the lookup reads anyway, and no view.
                 current, exists = known_tag(request.db, kind, key, tag_material())
                 if current is not None and not if_none_match_holds(condition, current, exists):
-                    remember(request, key)
                     return not_modified(current)
             kept = cached_call(request.db, kind, key, lambda: _keepable(view(request)), reading=reading,
                                size_of=_body_size, keep=_is_kept_answer, finish=tag if tagged else None)
@@ -147,38 +164,45 @@ def cached_answers(view, route_name, method, view_name=""):
             stop_reading()
         if type(kept) is not KeptAnswer:
             return kept.response
+        remember(request, key)
         if condition is not None and kept.etag is not None and not if_none_match_holds(condition, kept.etag, True):
-            remember(request, key)
             return not_modified(kept.etag)  # computed here first (another process tagged it)
         return kept
 
     def answer(request):
-        current = request.environ.pop(_NOT_MODIFIED, None)
-        if current is not None:
+        known = request.environ.pop(_KNOWN, None)
+        if known is not None:
             stop_request_reading(request)
-            return not_modified(current)
+            condition = request.environ.get("HTTP_IF_NONE_MATCH") if tagged else None
+            if condition is not None and known.etag is not None and not if_none_match_holds(condition, known.etag, True):
+                return not_modified(known.etag)
+            return known.response()
         kept = kept_answer(request, request.environ.get("HTTP_IF_NONE_MATCH") if tagged else None)
         return kept.response() if type(kept) is KeptAnswer else kept
 
-    def revalidating(validate):
-        """``validate`` (the route's input validator) for a GET's requests, but a request whose
-        If-None-Match names the current tag of a request this process answered as it came is
-        not validated again: its view answers 304 (``validate`` is what follows its permission's
-        check, which still runs first)."""
-        def validate_unless_unchanged(request, **kwargs):
-            environ = request.environ
-            condition = environ.get("HTTP_IF_NONE_MATCH")
-            if condition is not None:
-                key = keys.get(_request_as_sent(environ, caller_of(request)))
-                if key is not None:
-                    current, exists = known_tag(request.db, kind, key, tag_material())
-                    if current is not None and not if_none_match_holds(condition, current, exists):
-                        environ[_NOT_MODIFIED] = current
-                        return
-            validate(request, **kwargs)
-        return validate_unless_unchanged
+    def unless_known(validate):
+        """``validate`` (the route's input validator, after its permission's check), except for
+        a request that came as one this process answered at the current state: its kept answer
+        is found without validating its input again, and the view answers with it (a 304 when
+        its If-None-Match names it)."""
+        with_body = method not in ("GET", "HEAD")
 
-    answer.kept_answer, answer.kind, answer.revalidating = kept_answer, kind, revalidating
+        def validate_unless_known(request, **kwargs):
+            sent = _request_as_sent(request, with_body)
+            found = keys.get(sent) if sent is not None else None
+            if found is not None:
+                key, at = found
+                known = kept_state(request.db, kind)
+                if known is not None and known[1] == at:
+                    kept = process_cache(request.registry).get((kind, key, at))
+                    if kept is not None:
+                        request.environ[_KNOWN] = kept[0]
+                        return
+            request.environ[_SENT] = sent
+            validate(request, **kwargs)
+        return validate_unless_known
+
+    answer.kept_answer, answer.kind, answer.unless_known = kept_answer, kind, unless_known
     return answer
 
 

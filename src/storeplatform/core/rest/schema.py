@@ -95,6 +95,9 @@ def request_body(request):
     when its length is declared). Read from the server's stream once and left seekable for any
     other reader: webob's own first read copies it through two file wrappers."""
     environ = request.environ
+    raw = environ.get(_BODY)
+    if raw is not None:
+        return raw
     length = request.content_length
     if length is not None and length > MAX_BODY_BYTES:
         raise errors.REQUEST_TOO_LARGE(f"The request body is larger than {MAX_BODY_BYTES} bytes.")
@@ -108,7 +111,12 @@ def request_body(request):
         raise DisconnectionError(f"Client disconnected ({length - len(raw)} more bytes were expected)")
     environ["wsgi.input"] = io.BytesIO(raw)
     environ["webob.is_body_seekable"] = True
+    environ[_BODY] = raw
     return raw
+
+
+# environ: the body's bytes as ``request_body`` read them (its next call answers with them).
+_BODY = "storeplatform.body"
 
 
 def json_body(request, parse_float=None, parse_constant=None):

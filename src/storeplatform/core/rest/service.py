@@ -116,9 +116,9 @@ class RestService(CorniceService):
         if cache:
             view = cached_answers(view, self.name, method, view_name)
             if method == "GET":
-                # A write's preconditions validate the GET's input: always (they take no 304).
+                # A write's preconditions validate the GET's input: always (they use no kept answer).
                 self.tagged_read = (tuple(validators), view.kept_answer, view.kind)
-                validators[-1] = view.revalidating(validators[-1])
+            validators[-1] = view.unless_known(validators[-1])
             validators.insert(0, reading_validator)
         elif method in WRITES and not read_only:
             # After the permission (who may not write learns nothing of the resource), before the
