@@ -186,12 +186,13 @@ class AttendeeSearch(Base):
     """The four texts an attendee search matches (first name, last name, e-mail, ticket code) as
     one lower-case text, each joined to the next by a space: one row per attendee, written by the
     database itself. Triggers on ``evt_attendees`` (migration evt0016) make it when an attendee is
-    made and again when one of the four is written; deleting the attendee deletes it. On PostgreSQL a GIN trigram index of it gives a search its candidates
-    (``attendee_list.attendee_text_holds``).
+    made and again when one of the four is written; deleting the attendee deletes it. On
+    PostgreSQL a GIN trigram index of it gives a search its candidates
+    (``attendee_list.text_holders``).
 
     A table of its own, not an index of the attendees: an UPDATE that changes an indexed column
     (a check-in's status and time) writes a new entry into every index of the row's table, and
-    the trigram index's entry cost the check-in's UPDATE more than a third of its time (#39)."""
+    the trigram index's entry cost the check-in's UPDATE about a third of its time (#39)."""
 
     __tablename__ = "evt_attendee_search"
     __table_args__ = (
