@@ -218,7 +218,7 @@ def test_attendee_search_can_be_served_by_the_trigram_index_on_postgresql(evt):
 
     with evt.site.engine.connect() as c:
         if c.dialect.name != "postgresql":
-            pytest.skip("SQLite has no trigram index: a search scans the attendees")
+            pytest.skip("SQLite has no trigram index: a search scans the search texts (evt_attendee_search)")
         c.exec_driver_sql("SET enable_seqscan = off")
         compiled = text_holders("quo_kka%").compile(
             dialect=c.dialect, compile_kwargs={"literal_binds": True})

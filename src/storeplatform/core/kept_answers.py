@@ -149,7 +149,8 @@ def cached_answers(view, route_name, method, view_name=""):
 
     def kept_answer(request, condition=None):
         """The kept answer (a ``KeptAnswer``), the Response of an answer that is not kept, or a
-        304 when ``condition`` (an If-None-Match field) does not hold for the current answer."""
+        304 when ``condition`` (an If-None-Match field) does not hold for the answer the route's
+        generations give, without computing it (``answer`` compares a computed one)."""
         reading = request.environ.pop(_READING_ENVIRON, None) or start_reading()
         try:
             key = (request.query_string, frozen(request.validated), request.application_url, caller_of(request))
@@ -165,20 +166,21 @@ def cached_answers(view, route_name, method, view_name=""):
         if type(kept) is not KeptAnswer:
             return kept.response
         remember(request, key)
-        if condition is not None and kept.etag is not None and not if_none_match_holds(condition, kept.etag, True):
-            return not_modified(kept.etag)  # computed here first (another process tagged it)
         return kept
 
     def answer(request):
-        known = request.environ.pop(_KNOWN, None)
-        if known is not None:
+        environ = request.environ
+        condition = environ.get("HTTP_IF_NONE_MATCH") if tagged else None
+        kept = environ.pop(_KNOWN, None)
+        if kept is not None:  # found before its input was validated (``unless_known``)
             stop_request_reading(request)
-            condition = request.environ.get("HTTP_IF_NONE_MATCH") if tagged else None
-            if condition is not None and known.etag is not None and not if_none_match_holds(condition, known.etag, True):
-                return not_modified(known.etag)
-            return known.response()
-        kept = kept_answer(request, request.environ.get("HTTP_IF_NONE_MATCH") if tagged else None)
-        return kept.response() if type(kept) is KeptAnswer else kept
+        else:
+            kept = kept_answer(request, condition)
+            if type(kept) is not KeptAnswer:
+                return kept
+        if condition is not None and kept.etag is not None and not if_none_match_holds(condition, kept.etag, True):
+            return not_modified(kept.etag)  # found, or computed here first (another process tagged it)
+        return kept.response()
 
     def unless_known(validate):
         """``validate`` (the route's input validator, after its permission's check), except for
