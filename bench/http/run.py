@@ -565,7 +565,8 @@ def profile(route, base, pid, args, work):
         shutil.copy(STATE / "codes.txt", work / "codes.txt")
     script = wrk_script(route, work / "codes.txt", args.threads, work / f"{route.name}.lua")
     py_spy = shutil.which("py-spy", path=str(BIN))
-    spy = subprocess.Popen([py_spy, "record", "--subprocesses", "--idle", "-r", "200", "-f", "raw", "-o", str(raw),
+    idle = [] if args.on_cpu else ["--idle"]
+    spy = subprocess.Popen([py_spy, "record", "--subprocesses", *idle, "-r", "200", "-f", "raw", "-o", str(raw),
                             "-d", str(args.duration + 2), "--pid", str(pid)], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
     time.sleep(1)
@@ -606,6 +607,8 @@ def main():
                         help="with --compare-metrics: start the side with the metrics off first")
     parser.add_argument("--same-both-sides", action="store_true",
                         help="with --compare-metrics: metrics off on both sides (an A/A run: the method's own spread)")
+    parser.add_argument("--on-cpu", action="store_true",
+                        help="with --profile: sample only threads on the CPU (waits on the database left out)")
     parser.add_argument("--profile", type=Path, metavar="DIR",
                         help="after measuring each route, load ours once more under py-spy (--idle: waits on the "
                              "database count) and write DIR/<route>.raw and its summary DIR/<route>.txt")
