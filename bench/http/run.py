@@ -608,7 +608,8 @@ def main():
     parser.add_argument("--same-both-sides", action="store_true",
                         help="with --compare-metrics: metrics off on both sides (an A/A run: the method's own spread)")
     parser.add_argument("--on-cpu", action="store_true",
-                        help="with --profile: sample only threads on the CPU (waits on the database left out)")
+                        help="with --profile: sample only the threads py-spy finds running (a thread blocked on the "
+                             "database is left out)")
     parser.add_argument("--profile", type=Path, metavar="DIR",
                         help="after measuring each route, load ours once more under py-spy (--idle: waits on the "
                              "database count) and write DIR/<route>.raw and its summary DIR/<route>.txt")
