@@ -17,13 +17,19 @@ gunicorn section), each against the bare app answering the same bytes:
 - ``transaction``: the bare app making that check-in as ours does, in a transaction that begins
   with the site state: BEGIN and the state statement in one pipeline, the UPDATE, the COMMIT
   (three round trips: the UPDATE's answer decides what else the transaction writes, and the
-  answer may only leave once the COMMIT is durable).
+  answer may only leave once the COMMIT is durable);
+- ``revalidate``: the bare app answering the events list's 304 (#39 item 4) after the site-state
+  statement, against the bare app answering the same 304: what an exact revalidation costs with
+  nothing of ours around it.
 
 Costs per request add up (the machine is CPU-bound, so a ratio is bare time over ours), which
 gives the ceilings it prints: an exact read of ours can at best reach ``1 / (1/units + 1/state -
 1)``, if its own work, the session and the cache cost nothing; a check-in at best
 ``1 / (1/units + 1/state + 1/checkin - 2)``, with the commit in the UPDATE's round trip, and a
-check-in in a transaction ``1 / (1/units + 1/transaction - 1)``.
+check-in in a transaction ``1 / (1/units + 1/transaction - 1)``. A revalidation reaches at best
+``revalidate`` with nothing of ours, and ``1 / (1/units + 1/revalidate - 1)`` through our stack
+(taking our stack's time on ``units`` for its time on a 304: both answers are small, under 700
+bytes with their headers).
 """
 import argparse
 import json
@@ -38,14 +44,17 @@ def floor_routes(state):
     units = Route("units", "GET pricecalc/v1/units", "GET", "/api/pricecalc/v1/units")
     checkin = Route("checkin", "POST events/v1/checkin", "POST", "/api/events/v1/checkin", auth=manager,
                     template='{"ticket_code":"%s"}', size_slack=8)
-    return units, checkin
+    revalidate = Route("revalidate", "GET events/v1/events (304)", "GET", "/api/events/v1/events?per_page=100&_embed=1",
+                       revalidate=True)
+    return units, checkin, revalidate
 
 
 def bare_ini(work, name, routes, workers):
     """A bare app answering ``routes`` [(route, floor)] with their sampled answers."""
     answers = work / f"{name}.json"
     answers.write_text(json.dumps({"routes": [
-        {"method": r.method, "path": r.path.split("?")[0], "answer": r.answer, "floor": floor}
+        {"method": r.method, "path": r.path.split("?")[0], "answer": r.answer, "floor": floor,
+         "if_none_match": r.revalidate}
         for r, floor in routes]}))
     ini = work / f"{name}.ini"
     write_ini(ini, {"use": "call:bare:make_app", "answers": str(answers),
@@ -73,21 +82,27 @@ def main():
     work.mkdir(parents=True, exist_ok=True)
     ours_ini = work / "ours.ini"
     write_ini(ours_ini, run.site_app_lines(state["secret"]), args.workers)
-    units, checkin = floor_routes(state)
+    units, checkin, revalidate = floor_routes(state)
     rows = {}
     with served(ours_ini, run.free_port()) as (ours, _):
         codes = top_up_tickets(ours, state, 40_000)
         state_file.write_text(json.dumps(state))
         sample(ours, units, codes)
         sample(ours, checkin, codes)
+        sample(ours, revalidate, codes)
         use_tickets(1)
-        canned = bare_ini(work, "bare", [(units, None), (checkin, None)], args.workers)
+        canned = bare_ini(work, "bare", [(units, None), (checkin, None), (revalidate, None)], args.workers)
         with served(canned, run.free_port()) as (bare, _):
             rows["units"] = measure(units, ours, bare, args, work)
             log(f"  units: ours {rows['units']['ours']['rps']:.0f}/s, bare {rows['units']['bare']['rps']:.0f}/s")
             with served(bare_ini(work, "state", [(units, "state")], args.workers), run.free_port()) as (floor, _):
                 rows["state"] = measure(units, floor, bare, args, work)
             log(f"  state: {rows['state']['ours']['rps']:.0f}/s, bare {rows['state']['bare']['rps']:.0f}/s")
+            with served(bare_ini(work, "revalidate", [(revalidate, "state")], args.workers),
+                        run.free_port()) as (floor, _):
+                rows["revalidate"] = measure(revalidate, floor, bare, args, work)
+            log(f"  revalidate: {rows['revalidate']['ours']['rps']:.0f}/s, "
+                f"bare {rows['revalidate']['bare']['rps']:.0f}/s")
             top_up_tickets(ours, state, 40_000)
             state_file.write_text(json.dumps(state))
             with served(bare_ini(work, "checkin", [(checkin, "checkin")], args.workers), run.free_port()) as (floor, _):
@@ -103,6 +118,7 @@ def main():
     ratio = {name: r["ours"]["rps"] / r["bare"]["rps"] for name, r in rows.items()}
     labels = {"units": "ours, GET pricecalc/v1/units (reads nothing)",
               "state": "bare + the site-state statement (libpq, prepared)",
+              "revalidate": "bare 304 + the site-state statement, against the bare 304",
               "checkin": "bare + a check-in's UPDATE ... RETURNING (libpq, autocommit)",
               "transaction": "bare + the same check-in in a transaction: BEGIN and the state, the UPDATE, COMMIT "
                              "(libpq, three round trips)"}
@@ -115,11 +131,15 @@ def main():
     read = ceiling(ratio["units"], ratio["state"])
     check = ceiling(ratio["units"], ratio["state"], ratio["checkin"])
     transactional = ceiling(ratio["units"], ratio["transaction"])
+    revalidation = ceiling(ratio["units"], ratio["revalidate"])
     print("\n| ceiling | at best | goal |")
     print("|---|---|---|")
     for label, value, names in (("an exact read (calculate, documents/{id}, pdf)", read, ("calculate", "document", "pdf")),
                                 ("a check-in", check, ("checkin",)),
-                                ("a check-in in a transaction with its state (as ours)", transactional, ("checkin",))):
+                                ("a check-in in a transaction with its state (as ours)", transactional, ("checkin",)),
+                                ("a revalidation (304) with nothing of ours but the state", ratio["revalidate"],
+                                 ("revalidate",)),
+                                ("a revalidation (304) through our stack", revalidation, ("revalidate",))):
         goal = min(GOALS[n][0] for n in names)
         print(f"| {label} | {value:.2f} | >= {goal:.2f} |")
     return 0
