@@ -3,7 +3,8 @@
     .venv/bin/python bench/http/stacks.py PROFILE.txt [--top 25]
 
 Counts only the samples of workers handling a request (a gunicorn ``handle_request`` frame):
-the master and idle workers are left out, waits on the database are in (sampled with --idle).
+the master and idle workers are left out, waits on the database are in (sampled with --idle;
+left out of a profile taken with run.py's --on-cpu).
 Prints the share of those samples by package (self time, the innermost frame), by function (self)
 and by function including what it calls (cumulative, each function counted once per stack).
 """
